@@ -1,0 +1,1 @@
+//! Dot-segment removal (RFC 3986 §5.2.4).
