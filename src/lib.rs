@@ -4,6 +4,8 @@ pub mod chars;
 pub mod engine;
 pub mod error;
 pub mod host;
+pub mod input;
+pub mod output;
 pub mod path;
 pub mod repair;
 pub mod resolve;

@@ -1,0 +1,1 @@
+//! Input sources: files, standard input, gzip and zstd streams.

@@ -1,0 +1,1 @@
+//! Output records: key, tsv and jsonl lines; statistics; diagnostics.
