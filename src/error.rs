@@ -34,11 +34,15 @@ pub enum ErrorKind {
     /// A relative reference where an absolute one is required (`--absolute`, or a grammar
     /// that needs a scheme).
     Relative,
+    /// A host that IDNA processing rejects, where the operation cannot go on without it
+    /// (`to-uri --ascii-host`; RFC 3987 §3.1 says such an IRI cannot be resolved). The
+    /// normalizer never fails for this: it keeps the host's syntax form and warns.
+    Idna,
 }
 
 impl ErrorKind {
     /// Every kind, in declaration order (for statistics tables).
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 10] = [
         ErrorKind::Empty,
         ErrorKind::Utf8,
         ErrorKind::TooLong,
@@ -48,6 +52,7 @@ impl ErrorKind {
         ErrorKind::BidiFormat,
         ErrorKind::Syntax,
         ErrorKind::Relative,
+        ErrorKind::Idna,
     ];
 
     /// The stable name of the kind, as printed in diagnostics and JSON output.
@@ -62,6 +67,7 @@ impl ErrorKind {
             ErrorKind::BidiFormat => "bidi-format",
             ErrorKind::Syntax => "syntax",
             ErrorKind::Relative => "relative",
+            ErrorKind::Idna => "idna",
         }
     }
 
@@ -153,7 +159,8 @@ mod tests {
                 "disallowed-char",
                 "bidi-format",
                 "syntax",
-                "relative"
+                "relative",
+                "idna"
             ]
         );
         for (i, k) in ErrorKind::ALL.iter().enumerate() {

@@ -1,0 +1,598 @@
+//! The comparison ladder (RFC 3987 §5.3, RFC 3986 §6.2): a configured [`Normalizer`] that
+//! turns a record into its canonical key.
+//!
+//! The rungs, each including the ones below it (SPEC §4):
+//! - [`Level::String`] (§5.3.1): the record itself, checked for validity.
+//! - [`Level::Syntax`] (§5.3.2, RFC 3986 §6.2.2): scheme and ASCII hosts lowercased,
+//!   percent-encoding hex uppercased, unreserved characters decoded, dot segments removed,
+//!   an empty port dropped. Reserved characters and `%25` are never decoded.
+//! - [`Level::Scheme`] (§5.3.3, RFC 3986 §6.2.3): the rows of [`crate::scheme`]: default
+//!   ports, empty paths, IDNA for DNS hosts, RFC 5952 IPv6 text, `file://localhost`,
+//!   `mailto:` domains and `urn:` NIDs.
+//!
+//! The key is written in one of two forms ([`Form`]): `uri`, ASCII only, or `iri`, with
+//! percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows. Both put the same records
+//! together: mapping an `iri` key to a URI (RFC 3987 §3.1, with ToASCII for DNS hosts at the
+//! scheme rung) gives the `uri` key.
+//!
+//! The key is written component by component into one output buffer; the parsed view's
+//! offsets always point into the input, never into the rewritten text.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::error::{Error, ErrorKind};
+use crate::host::{self, HostForm};
+use crate::parse::{HostKind, IriRef};
+use crate::path;
+use crate::percent::{self, Recode};
+use crate::resolve;
+use crate::scheme::{self, SchemeRule, Special};
+
+/// The rung of the comparison ladder (RFC 3987 §5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Level {
+    /// Simple string comparison (§5.3.1).
+    String,
+    /// Syntax-based normalization (§5.3.2).
+    Syntax,
+    /// Scheme-based normalization (§5.3.3), the default.
+    #[default]
+    Scheme,
+}
+
+impl Level {
+    /// The command-line name of the level.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::String => "string",
+            Level::Syntax => "syntax",
+            Level::Scheme => "scheme",
+        }
+    }
+}
+
+/// The form in which keys are written (SPEC §5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Form {
+    /// ASCII only: non-ASCII characters percent-encoded, DNS hosts as A-labels.
+    #[default]
+    Uri,
+    /// Percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows; DNS hosts as U-labels.
+    Iri,
+}
+
+/// What a [`Normalizer`] does.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The rung of the ladder.
+    pub level: Level,
+    /// The form of the key.
+    pub form: Form,
+    /// Remove the fragment (RFC 3987 §5.1: comparisons that select a network action
+    /// exclude fragments).
+    pub drop_fragment: bool,
+    /// Apply Unicode NFC to the record first (RFC 3987 §3.1 step 1, for text converted from
+    /// non-Unicode or non-digital sources; §5.3.2.2 says not to apply it otherwise).
+    pub nfc: bool,
+    /// Reject relative references (kind `relative`) instead of normalizing them alone.
+    pub absolute: bool,
+    /// Resolve relative references against this absolute IRI first (RFC 3986 §5.2).
+    pub base: Option<String>,
+}
+
+/// One change that a rule made to a record, as reported by [`Normalizer::explain`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The component changed (`scheme`, `host`, `path`, ...), or `record`.
+    pub component: &'static str,
+    /// The rule that changed it.
+    pub rule: &'static str,
+    /// The text before the rule.
+    pub before: String,
+    /// The text after the rule.
+    pub after: String,
+}
+
+/// A key together with the steps that produced it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// The key.
+    pub key: String,
+    /// The steps that changed something, in the order they ran.
+    pub steps: Vec<Step>,
+}
+
+/// Buffers reused by every record a thread normalizes, so the hot path allocates nothing
+/// once they have grown.
+#[derive(Default)]
+struct Scratch {
+    /// The record after NFC.
+    nfc: String,
+    /// The record after resolution against the base.
+    resolved: String,
+    /// A path after percent-encoding normalization, before dot removal.
+    path: String,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// A configured normalizer: the ladder of RFC 3987 §5.3 up to one rung, writing one form.
+///
+/// ```
+/// use irinorm::normalize::{Normalizer, Options};
+/// let n = Normalizer::new(Options::default()).unwrap();
+/// assert_eq!(n.normalize("HTTP://Example.COM:80/a/./b/../%7Ec").unwrap(), "http://example.com/a/~c");
+/// // A key that is already normal is borrowed, not copied.
+/// assert!(matches!(n.normalize("http://example.com/").unwrap(), std::borrow::Cow::Borrowed(_)));
+/// ```
+#[derive(Debug)]
+pub struct Normalizer {
+    options: Options,
+    idna_warnings: AtomicU64,
+}
+
+impl Clone for Normalizer {
+    fn clone(&self) -> Self {
+        Normalizer {
+            options: self.options.clone(),
+            idna_warnings: AtomicU64::new(0),
+        }
+    }
+}
+
+/// Records a step when tracing and the text changed.
+#[inline]
+fn note(
+    trace: &mut Option<&mut Vec<Step>>,
+    component: &'static str,
+    rule: &'static str,
+    before: &str,
+    after: &str,
+) {
+    if let Some(steps) = trace.as_deref_mut() {
+        if before != after {
+            steps.push(Step {
+                component,
+                rule,
+                before: before.to_owned(),
+                after: after.to_owned(),
+            });
+        }
+    }
+}
+
+impl Normalizer {
+    /// Builds a normalizer. The base, if any, must be an absolute IRI.
+    pub fn new(options: Options) -> Result<Normalizer, Error> {
+        if let Some(base) = &options.base {
+            let view = IriRef::parse(base)?;
+            if !view.is_absolute() {
+                return Err(Error::new(
+                    ErrorKind::Relative,
+                    1,
+                    "the base must be an absolute IRI",
+                ));
+            }
+        }
+        Ok(Normalizer {
+            options,
+            idna_warnings: AtomicU64::new(0),
+        })
+    }
+
+    /// The options this normalizer was built with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// How many hosts failed IDNA processing and kept their syntax form (warnings, not
+    /// errors; SPEC §4).
+    pub fn idna_warnings(&self) -> u64 {
+        self.idna_warnings.load(Ordering::Relaxed)
+    }
+
+    /// Normalizes one record. Returns the input borrowed when it already is its own key.
+    ///
+    /// The record must be the exact IRI reference: no trimming or repair happens here (see
+    /// [`crate::repair::prepare`] for raw lines).
+    pub fn normalize<'a>(&self, input: &'a str) -> Result<Cow<'a, str>, Error> {
+        let mut out = String::new();
+        self.normalize_into(input, &mut out)?;
+        if out == input {
+            Ok(Cow::Borrowed(input))
+        } else {
+            Ok(Cow::Owned(out))
+        }
+    }
+
+    /// Normalizes one record, appending the key to `out` (which is not cleared, so one
+    /// buffer can collect many keys). On error, `out` is left as it was.
+    pub fn normalize_into(&self, input: &str, out: &mut String) -> Result<(), Error> {
+        let mark = out.len();
+        let r = SCRATCH.with(|s| match s.try_borrow_mut() {
+            Ok(mut scratch) => self.run(input, out, &mut scratch, None),
+            // Re-entered on this thread (not done by the library itself): use fresh buffers.
+            Err(_) => self.run(input, out, &mut Scratch::default(), None),
+        });
+        if r.is_err() {
+            out.truncate(mark);
+        }
+        r
+    }
+
+    /// Normalizes one record and reports every step that changed it.
+    pub fn explain(&self, input: &str) -> Result<Explanation, Error> {
+        let mut steps = Vec::new();
+        let mut key = String::new();
+        self.run(input, &mut key, &mut Scratch::default(), Some(&mut steps))?;
+        Ok(Explanation { key, steps })
+    }
+
+    fn run(
+        &self,
+        input: &str,
+        out: &mut String,
+        scratch: &mut Scratch,
+        mut trace: Option<&mut Vec<Step>>,
+    ) -> Result<(), Error> {
+        let o = &self.options;
+        // Validate the record as it was given, so columns refer to the input.
+        let mut view = IriRef::parse(input)?;
+        if o.nfc && o.level >= Level::Syntax && !input.is_ascii() {
+            scratch.nfc.clear();
+            scratch.nfc.extend(input.nfc());
+            note(&mut trace, "record", "nfc", input, &scratch.nfc);
+            view = IriRef::parse(&scratch.nfc)?;
+        }
+        if !view.is_absolute() {
+            if let Some(base) = &o.base {
+                let base_view = IriRef::parse(base)?;
+                scratch.resolved.clear();
+                resolve::resolve_components(
+                    &base_view.components(),
+                    &view.components(),
+                    true,
+                    &mut scratch.resolved,
+                );
+                note(
+                    &mut trace,
+                    "record",
+                    "resolve",
+                    view.as_str(),
+                    &scratch.resolved,
+                );
+                view = IriRef::parse(&scratch.resolved)?;
+            } else if o.absolute {
+                return Err(Error::new(
+                    ErrorKind::Relative,
+                    1,
+                    "relative reference (no scheme) and --absolute was given",
+                ));
+            }
+        }
+        if o.level == Level::String {
+            let text = view.as_str();
+            let end = match (o.drop_fragment, view.fragment()) {
+                (true, Some(f)) => text.len() - f.len() - 1,
+                _ => text.len(),
+            };
+            out.push_str(&text[..end]);
+            note(&mut trace, "fragment", "drop-fragment", text, &text[..end]);
+            return Ok(());
+        }
+        self.write_key(&view, out, &mut scratch.path, &mut trace);
+        Ok(())
+    }
+
+    /// The percent-encoding policy of the syntax rung in the configured form.
+    fn policy(&self) -> Recode {
+        let iri = self.options.form == Form::Iri;
+        Recode {
+            decode_unreserved: true,
+            uppercase_hex: true,
+            encode_non_ascii: !iri,
+            decode_utf8: iri,
+            in_query: false,
+            lowercase: false,
+        }
+    }
+
+    /// Writes the key of a parsed, valid reference at the syntax or scheme rung.
+    fn write_key(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        path_scratch: &mut String,
+        trace: &mut Option<&mut Vec<Step>>,
+    ) {
+        let o = &self.options;
+        let policy = self.policy();
+        let mut rule: Option<&SchemeRule> = None;
+
+        // scheme: case-insensitive, lowercase is canonical (RFC 3986 §3.1, §6.2.2.1).
+        if let Some(s) = view.scheme() {
+            let start = out.len();
+            out.extend(s.bytes().map(|b| b.to_ascii_lowercase() as char));
+            note(trace, "scheme", "case", s, &out[start..]);
+            if o.level >= Level::Scheme {
+                rule = scheme::lookup(&out[start..]);
+            }
+            out.push(':');
+        }
+
+        if view.authority().is_some() {
+            out.push_str("//");
+            if let Some(u) = view.userinfo() {
+                let start = out.len();
+                percent::recode(u, policy, out);
+                note(trace, "userinfo", "percent-encoding", u, &out[start..]);
+                out.push('@');
+            }
+            self.write_host(view, rule, policy, out, trace);
+            match view.port() {
+                None => {}
+                Some("") => note(trace, "port", "empty-port", ":", ""),
+                Some(p) => {
+                    let start = out.len();
+                    match rule {
+                        Some(r) => scheme::write_port(r, p, out),
+                        None => {
+                            out.push(':');
+                            out.push_str(p);
+                        }
+                    }
+                    let before = format!(":{p}");
+                    if trace.is_some() {
+                        let after = out[start..].to_owned();
+                        note(trace, "port", "default-port", &before, &after);
+                    }
+                }
+            }
+        }
+
+        self.write_path(view, rule, policy, out, path_scratch, trace);
+
+        if let Some(q) = view.query() {
+            out.push('?');
+            let start = out.len();
+            let p = Recode {
+                in_query: true,
+                ..policy
+            };
+            percent::recode(q, p, out);
+            note(trace, "query", "percent-encoding", q, &out[start..]);
+        }
+        if let Some(f) = view.fragment() {
+            if o.drop_fragment {
+                note(trace, "fragment", "drop-fragment", f, "");
+            } else {
+                out.push('#');
+                let start = out.len();
+                percent::recode(f, policy, out);
+                note(trace, "fragment", "percent-encoding", f, &out[start..]);
+            }
+        }
+    }
+
+    fn write_host(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        policy: Recode,
+        out: &mut String,
+        trace: &mut Option<&mut Vec<Step>>,
+    ) {
+        let h = view.host().unwrap_or("");
+        let start = out.len();
+        match view.host_kind() {
+            HostKind::RegName => {
+                let mut done = false;
+                if let Some(r) = rule.filter(|r| r.dns_host) {
+                    let form = match self.options.form {
+                        Form::Uri => HostForm::Ascii,
+                        Form::Iri => HostForm::Unicode,
+                    };
+                    if host::dns_host(h, form, out).is_ok() {
+                        note(trace, "host", "idna", h, &out[start..]);
+                        done = true;
+                    } else {
+                        self.idna_warnings.fetch_add(1, Ordering::Relaxed);
+                        note(trace, "host", "idna-failed (kept syntax form)", h, "");
+                    }
+                    let _ = r;
+                }
+                if !done {
+                    // RFC 3987 §5.3.2.1: only a host that is US-ASCII once decoded is
+                    // lowercased here; the scheme rung's IDNA handles the others.
+                    let p = Recode {
+                        lowercase: !percent::has_non_ascii(h),
+                        ..policy
+                    };
+                    percent::recode(h, p, out);
+                    note(trace, "host", "case and percent-encoding", h, &out[start..]);
+                }
+                if rule.is_some_and(|r| r.special == Special::File)
+                    && &out[start..] == "localhost"
+                    && view.userinfo().is_none()
+                    && view.port().is_none_or(str::is_empty)
+                {
+                    out.truncate(start);
+                    note(trace, "host", "file-localhost", "localhost", "");
+                }
+            }
+            HostKind::Ipv4 => out.push_str(h),
+            HostKind::Ipv6 => {
+                let inner = &h[1..h.len() - 1];
+                match (rule, host::parse_ipv6(inner)) {
+                    (Some(_), Some(addr)) => {
+                        out.push('[');
+                        host::write_ipv6_rfc5952(&addr, out);
+                        out.push(']');
+                        note(trace, "host", "ipv6-rfc5952", h, &out[start..]);
+                    }
+                    _ => {
+                        host::lowercase_ip_literal(h, out);
+                        note(trace, "host", "case", h, &out[start..]);
+                    }
+                }
+            }
+            HostKind::IpvFuture => {
+                host::lowercase_ip_literal(h, out);
+                note(trace, "host", "case", h, &out[start..]);
+            }
+        }
+    }
+
+    fn write_path(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        policy: Recode,
+        out: &mut String,
+        scratch: &mut String,
+        trace: &mut Option<&mut Vec<Step>>,
+    ) {
+        let p = view.path();
+        let has_authority = view.authority().is_some();
+        let start = out.len();
+        // RFC 3986 §6.2.2.3 / §5.2.4: dot segments go from any path that resolution would
+        // clean; a relative-path reference keeps its dots (SPEC §3), since their meaning
+        // depends on the base.
+        let remove_dots = view.is_absolute() || has_authority || p.starts_with('/');
+        if remove_dots && may_hold_dot_segment(p) {
+            scratch.clear();
+            percent::recode(p, policy, scratch);
+            note(trace, "path", "percent-encoding", p, scratch);
+            path::remove_dot_segments(scratch, out);
+            note(trace, "path", "dot-segments", scratch, &out[start..]);
+        } else {
+            percent::recode(p, policy, out);
+            note(trace, "path", "percent-encoding", p, &out[start..]);
+        }
+        if !has_authority && out[start..].starts_with("//") {
+            // Without an authority, a path starting with "//" would be re-read as one.
+            out.insert_str(start, "/.");
+            note(
+                trace,
+                "path",
+                "authority-guard",
+                &out[start + 2..],
+                &out[start..],
+            );
+        }
+        let Some(r) = rule else { return };
+        if has_authority && out.len() == start && r.empty_path_is_slash {
+            out.push('/');
+            note(trace, "path", "empty-path", "", "/");
+        }
+        match r.special {
+            Special::Mailto => {
+                let before = trace.is_some().then(|| out[start..].to_owned());
+                scheme::lowercase_mailto_domains(out, start);
+                if let Some(b) = before {
+                    note(trace, "path", "mailto-domain", &b, &out[start..]);
+                }
+            }
+            Special::Urn => {
+                let before = trace.is_some().then(|| out[start..].to_owned());
+                scheme::lowercase_urn_nid(out, start);
+                if let Some(b) = before {
+                    note(trace, "path", "urn-nid", &b, &out[start..]);
+                }
+            }
+            Special::None | Special::File => {}
+        }
+    }
+}
+
+/// Whether a path may hold a `.` or `..` segment once unreserved characters are decoded.
+#[inline]
+fn may_hold_dot_segment(p: &str) -> bool {
+    let b = p.as_bytes();
+    memchr::memchr(b'.', b).is_some()
+        || memchr::memmem::find(b, b"%2E").is_some()
+        || memchr::memmem::find(b, b"%2e").is_some()
+}
+
+/// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).
+pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
+    let n = Normalizer::new(Options {
+        level,
+        ..Options::default()
+    })?;
+    Ok(n.normalize(a)? == n.normalize(b)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(level: Level, form: Form, s: &str) -> String {
+        let n = Normalizer::new(Options {
+            level,
+            form,
+            ..Options::default()
+        })
+        .unwrap();
+        n.normalize(s).unwrap().into_owned()
+    }
+
+    #[test]
+    fn syntax_rung() {
+        let k = |s| key(Level::Syntax, Form::Uri, s);
+        assert_eq!(
+            k("HTTP://Example.COM:/%7euser/a/./b/../c%2f?Q=%3d#F"),
+            "http://example.com/~user/a/c%2F?Q=%3D#F"
+        );
+        assert_eq!(k("http://example.com:80"), "http://example.com:80");
+        assert_eq!(k("a:/.//b/./c"), "a:/.//b/c");
+        assert_eq!(k("../a/./b"), "../a/./b");
+        assert_eq!(k("/a/%2E%2E/b"), "/b");
+        assert_eq!(k("http://%C3%A9XAMPLE.com/"), "http://%C3%A9XAMPLE.com/");
+        assert_eq!(k("http://é/"), "http://%C3%A9/");
+    }
+
+    #[test]
+    fn scheme_rung() {
+        let k = |s| key(Level::Scheme, Form::Uri, s);
+        assert_eq!(k("http://example.com"), "http://example.com/");
+        assert_eq!(k("HTTPS://Example.com:0443/"), "https://example.com/");
+        assert_eq!(k("http://Bücher.example/"), "http://xn--bcher-kva.example/");
+        assert_eq!(
+            k("http://[2001:DB8:0:0:0:0:0:1]:80/"),
+            "http://[2001:db8::1]/"
+        );
+        assert_eq!(k("file://localhost/etc/x"), "file:///etc/x");
+        assert_eq!(k("mailto:Joe@Example.COM"), "mailto:Joe@example.com");
+        assert_eq!(k("URN:ISBN:0-1"), "urn:isbn:0-1");
+        assert_eq!(k("foo://Example.com:80"), "foo://example.com:80");
+        let i = |s| key(Level::Scheme, Form::Iri, s);
+        assert_eq!(
+            i("http://xn--bcher-kva.example/%C3%A9"),
+            "http://bücher.example/é"
+        );
+    }
+
+    #[test]
+    fn explain_names_the_steps() {
+        let n = Normalizer::new(Options::default()).unwrap();
+        let e = n.explain("HTTP://a:80/./b").unwrap();
+        assert_eq!(e.key, "http://a/b");
+        let rules: Vec<_> = e.steps.iter().map(|s| s.rule).collect();
+        assert_eq!(rules, ["case", "default-port", "dot-segments"]);
+    }
+
+    #[test]
+    fn equivalence() {
+        assert!(equivalent("HTTP://a/", "http://a/", Level::Syntax).unwrap());
+        assert!(!equivalent("HTTP://a/", "http://a/", Level::String).unwrap());
+        assert!(equivalent("http://a", "http://a:80/", Level::Scheme).unwrap());
+        assert!(!equivalent("http://a", "http://a:80/", Level::Syntax).unwrap());
+    }
+}
