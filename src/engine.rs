@@ -1,6 +1,57 @@
 //! The streaming engine (SPEC §8).
+//!
+//! [`Engine`] runs one [`Operation`] over every line of one or more inputs and writes one
+//! result per line, in input order, on all cores, in memory bounded by the chunk size and
+//! the number of threads, whatever the size of the input.
+//!
+//! # How a run is organised
+//!
+//! ```text
+//!   reader thread ──work──▶ workers (rayon pool) ──done──▶ writer (the calling thread)
+//!        ▲                                                        │
+//!        └───────────────────── free chunks ◀─────────────────────┘
+//! ```
+//!
+//! 1. The **reader** fills a [`Chunk`] with about `chunk_size` bytes that end on a line
+//!    boundary (the unfinished last line moves on to the next chunk) and numbers it.
+//! 2. A **worker** validates the whole chunk as UTF-8 at once (falling back to one line at a
+//!    time only when that fails, so a bad line never affects its neighbours), prepares and
+//!    runs the operation on every record, and formats all the results into the chunk's one
+//!    output buffer, with the chunk's counts and first diagnostics.
+//! 3. The **writer** puts chunks back in sequence order, writes them, and hands each chunk
+//!    back to the reader for reuse.
+//!
+//! A fixed number of chunks exists (about `2 × threads + 2`, see [`chunks_in_flight`]) and
+//! every channel is bounded, so at most that many chunks of input and output are in memory
+//! at once. A line longer than `max_line_bytes` is never held whole: the reader keeps its
+//! first [`TOO_LONG_PREFIX`] bytes, skips to the next line feed and passes the line on as a
+//! `too-long` record.
+//!
+//! # Records (SPEC §2)
+//!
+//! A record is a line: the bytes up to a line feed, without it, and without one carriage
+//! return before it. The last line needs no line feed, and a final line feed does not start
+//! an empty record; an empty input has no records. A UTF-8 byte order mark at the start of
+//! each input is dropped. An empty line is a record (an invalid one: `empty`). A record of
+//! more than `max_line_bytes` bytes is invalid (`too-long`, column 0).
 
-use crate::error::Error;
+use std::collections::HashSet;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::io::{self, Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread;
+use std::time::Instant;
+
+use crossbeam_channel::{bounded, Receiver, Sender};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::error::{Error, ErrorKind};
+use crate::input::{self, Input};
+use crate::output::{write_diagnostic, write_record};
+use crate::repair;
+
+pub use crate::output::{OutputMode, Stats};
 
 /// What the engine runs on every record: one of the library's operations (normalize, check,
 /// to-uri, to-iri, resolve), already configured.
@@ -20,5 +71,1108 @@ where
 {
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
         self(record, out)
+    }
+}
+
+/// How many bytes of a too-long line are kept for the `input` field of tsv and jsonl output.
+pub const TOO_LONG_PREFIX: usize = 256;
+
+/// The message of a `too-long` error.
+const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// How many bytes the reader asks for at a time while it skips the rest of a too-long line.
+const SKIP_READ: usize = 64 * 1024;
+
+/// The size a chunk's input buffer starts at; it doubles up to what the chunk needs.
+const FIRST_BUFFER: usize = 64 * 1024;
+
+/// The most bytes of chunk buffers the engine aims to keep in flight (input side), as long
+/// as each worker still gets a chunk; see [`chunks_in_flight`].
+const IN_FLIGHT_BYTES: usize = 24 * 1024 * 1024;
+
+/// What to do with an invalid record (`--on-error`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OnError {
+    /// Write it: an empty line in key output, the record with its error in tsv and jsonl.
+    #[default]
+    Mark,
+    /// Leave it out of the output (it is still counted and diagnosed).
+    Skip,
+    /// Stop at the first invalid record in input order, after writing every record before
+    /// it, and return [`RunError::Invalid`].
+    Fail,
+}
+
+/// The settings of an [`Engine`]. [`Default`] gives the command line's defaults.
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// Worker threads; 0 means one per available core.
+    pub threads: usize,
+    /// The target size of a chunk in bytes (default 1 MiB). A chunk ends on a line boundary,
+    /// so it is larger when a line is; 0 is taken as 1.
+    pub chunk_size: usize,
+    /// The form of each output line.
+    pub output: OutputMode,
+    /// What to do with invalid records.
+    pub on_error: OnError,
+    /// No trimming and no repairs: the record must be the exact IRI (`--strict`).
+    pub strict: bool,
+    /// The longest record accepted, in bytes (default 1 MiB); longer ones are `too-long`
+    /// errors and are never held whole in memory.
+    pub max_line_bytes: usize,
+    /// Write only the first record of each key (`--unique`). Invalid records are never
+    /// deduplicated.
+    ///
+    /// Keys are remembered as 128-bit fingerprints (XXH3-128), about 16 bytes each plus the
+    /// hash set's overhead, not as text. Two different keys share a fingerprint with
+    /// probability about n²/2¹²⁹ for n distinct keys (the birthday bound): about 1.5 × 10⁻²¹
+    /// for a billion keys. Such a collision would drop one record wrongly.
+    pub unique: bool,
+    /// Count distinct keys for [`Stats::unique`] (`--stats`), the same way as `unique` does.
+    pub stats: bool,
+    /// How many invalid records are reported on the diagnostics writer (default 20), the
+    /// first ones in input order; a final line counts the rest. 0 turns diagnostics off.
+    pub max_diagnostics: usize,
+    /// Show a progress bar on standard error when the total input size is known.
+    pub progress: bool,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            threads: 0,
+            chunk_size: 1 << 20,
+            output: OutputMode::Key,
+            on_error: OnError::Mark,
+            strict: false,
+            max_line_bytes: 1 << 20,
+            unique: false,
+            stats: false,
+            max_diagnostics: 20,
+            progress: false,
+        }
+    }
+}
+
+/// Why a run stopped before the end of its input.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum RunError {
+    /// An input could not be read or decoded (for example a truncated gzip file). Every
+    /// complete line read before the error has been written and the output flushed.
+    Input {
+        /// The input's name.
+        name: String,
+        /// The error from reading or decoding it.
+        source: io::Error,
+    },
+    /// The output could not be written.
+    Output(io::Error),
+    /// The output was closed by its reader (`EPIPE`, as with `irinorm … | head`). Not a
+    /// failure: the command line ends quietly with status 0.
+    BrokenPipe,
+    /// With [`OnError::Fail`]: the first invalid record in input order. Every record before
+    /// it has been written and the output flushed.
+    Invalid {
+        /// The name of the input holding the record.
+        name: String,
+        /// The record's line number in that input, from 1.
+        line: u64,
+        /// What is wrong with it.
+        error: Error,
+    },
+    /// The worker threads could not be started.
+    Threads(String),
+}
+
+impl RunError {
+    /// The exit status SPEC §6 gives this outcome: 0 for [`RunError::BrokenPipe`], 1 for
+    /// [`RunError::Invalid`], 2 for input, output and thread errors.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            RunError::BrokenPipe => 0,
+            RunError::Invalid { .. } => 1,
+            _ => 2,
+        }
+    }
+
+    /// Maps a write error to [`RunError::BrokenPipe`] or [`RunError::Output`].
+    fn from_write(error: io::Error) -> RunError {
+        if error.kind() == io::ErrorKind::BrokenPipe {
+            RunError::BrokenPipe
+        } else {
+            RunError::Output(error)
+        }
+    }
+}
+
+impl fmt::Display for RunError {
+    /// Formats the error without the program name; [`RunError::Invalid`] reads like a
+    /// diagnostic: `NAME:LINE:COL: kind: message`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Input { name, source } => write!(f, "{name}: {source}"),
+            RunError::Output(e) => write!(f, "error writing output: {e}"),
+            RunError::BrokenPipe => f.write_str("output closed"),
+            RunError::Invalid { name, line, error } => write!(
+                f,
+                "{name}:{line}:{}: {}: {}",
+                error.column,
+                error.kind.name(),
+                error.message
+            ),
+            RunError::Threads(e) => write!(f, "cannot start worker threads: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            RunError::Input { source, .. } => Some(source),
+            RunError::Output(e) => Some(e),
+            RunError::Invalid { error, .. } => Some(error),
+            RunError::BrokenPipe | RunError::Threads(_) => None,
+        }
+    }
+}
+
+/// Runs an [`Operation`] over line-oriented input, in parallel, writing results in order.
+///
+/// ```
+/// use irinorm::engine::{Engine, EngineOptions, OutputMode};
+/// use irinorm::{Error, ErrorKind};
+///
+/// // An operation: lowercase ASCII, and reject records that contain a '!'.
+/// let op = |record: &str, out: &mut String| -> Result<(), Error> {
+///     if let Some(i) = record.find('!') {
+///         return Err(Error::at_byte(ErrorKind::Syntax, record, i, "no '!' allowed"));
+///     }
+///     out.push_str(&record.to_ascii_lowercase());
+///     Ok(())
+/// };
+/// let options = EngineOptions { output: OutputMode::Key, ..EngineOptions::default() };
+/// let engine = Engine::new(&op, options);
+///
+/// let mut out = Vec::new();
+/// let stats = engine.run(&b"HTTP://A/\r\nbad!\n  x:Y \n"[..], &mut out).unwrap();
+/// // One output line per input line; the invalid record gives an empty line.
+/// assert_eq!(out, b"http://a/\n\nx:y\n");
+/// assert_eq!((stats.records, stats.invalid, stats.changed), (3, 1, 2));
+/// ```
+pub struct Engine<'a> {
+    op: &'a dyn Operation,
+    options: EngineOptions,
+}
+
+impl<'a> Engine<'a> {
+    /// An engine that runs `op` with `options`.
+    pub fn new(op: &'a dyn Operation, options: EngineOptions) -> Self {
+        Engine { op, options }
+    }
+
+    /// The engine's settings.
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    /// Runs over one unnamed input (named `<input>` in errors; gzip and zstd are detected as
+    /// for [`Input`]). Diagnostics are not written anywhere; [`Stats`] still counts every
+    /// invalid record.
+    pub fn run<R: Read + Send, W: Write>(&self, reader: R, writer: W) -> Result<Stats, RunError> {
+        let mut reader = reader;
+        let source = Source {
+            name: "<input>".to_owned(),
+            reader: Box::new(&mut reader),
+            size: None,
+        };
+        self.run_sources(vec![source], writer, &mut io::sink())
+    }
+
+    /// Runs over several inputs, in order, as one stream, writing diagnostics to
+    /// `diagnostics`. Line numbers (in diagnostics, errors and jsonl output) restart at 1
+    /// for each input.
+    ///
+    /// If an input cannot be read, every complete line read before the error is written,
+    /// the output is flushed and [`RunError::Input`] is returned; a last line that the error
+    /// cut short is dropped.
+    pub fn run_inputs<W: Write>(
+        &self,
+        inputs: Vec<Input>,
+        writer: W,
+        diagnostics: &mut dyn Write,
+    ) -> Result<Stats, RunError> {
+        let sources = inputs
+            .into_iter()
+            .map(|input| {
+                let (name, reader, size) = input.into_parts();
+                Source { name, reader, size }
+            })
+            .collect();
+        self.run_sources(sources, writer, diagnostics)
+    }
+
+    /// The number of worker threads to start.
+    fn threads(&self) -> usize {
+        match self.options.threads {
+            0 => thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+
+    /// Sets up the channels and threads of a run, runs the writer on this thread and puts
+    /// the outcome together.
+    fn run_sources<W: Write>(
+        &self,
+        sources: Vec<Source<'_>>,
+        writer: W,
+        diagnostics: &mut dyn Write,
+    ) -> Result<Stats, RunError> {
+        let started = Instant::now();
+        let threads = self.threads();
+        let chunk_size = self.options.chunk_size.max(1);
+        let in_flight = chunks_in_flight(threads, chunk_size);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("irinorm-worker-{i}"))
+            .build()
+            .map_err(|e| RunError::Threads(e.to_string()))?;
+        let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
+        let progress = self.progress_bar(&sources);
+
+        let (work_tx, work_rx) = bounded::<Chunk>(in_flight);
+        let (done_tx, done_rx) = bounded::<Chunk>(in_flight);
+        let (free_tx, free_rx) = bounded::<Chunk>(in_flight);
+        let stop = AtomicBool::new(false);
+
+        let reader = Reader {
+            chunk_size,
+            max_line: self.options.max_line_bytes,
+            in_flight,
+            allocated: 0,
+            spare: None,
+            seq: 0,
+            line: 1,
+            bytes: 0,
+            work: work_tx,
+            free: free_rx,
+            stop: &stop,
+        };
+        let mut writer = Writer {
+            out: writer,
+            diagnostics,
+            names: &names,
+            options: &self.options,
+            stats: Stats::default(),
+            seen: (self.options.unique || self.options.stats).then(FingerprintSet::default),
+            shown: 0,
+        };
+
+        let (read_result, write_result) = thread::scope(|scope| {
+            let progress = progress.clone();
+            let reading = scope.spawn(move || reader.run(sources, progress));
+            let stop = &stop;
+            scope.spawn(move || {
+                // Every pool thread runs the worker loop until the reader is done.
+                pool.broadcast(|_| self.work(&work_rx, &done_tx, stop));
+            });
+            let write_result = writer.run(in_flight, done_rx, free_tx, stop);
+            let read_result = match reading.join() {
+                Ok(result) => result,
+                Err(panic) => std::panic::resume_unwind(panic),
+            };
+            (read_result, write_result)
+        });
+        if let Some(bar) = progress {
+            bar.finish_and_clear();
+        }
+
+        write_result?;
+        let input_bytes = read_result?;
+        let mut stats = writer.stats;
+        stats.unique = writer.seen.map(|seen| seen.len() as u64);
+        stats.input_bytes = input_bytes;
+        stats.elapsed = started.elapsed();
+        Ok(stats)
+    }
+
+    /// A progress bar over the inputs' stored sizes, when asked for and all are known.
+    fn progress_bar(&self, sources: &[Source<'_>]) -> Option<ProgressBar> {
+        if !self.options.progress {
+            return None;
+        }
+        let total = sources.iter().map(|s| s.size).sum::<Option<u64>>()?;
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template(
+            "{wide_bar} {bytes}/{total_bytes} {binary_bytes_per_sec} {eta}",
+        ) {
+            bar.set_style(style);
+        }
+        Some(bar)
+    }
+
+    /// The worker loop: process chunks until the reader is done or the run stops.
+    fn work(&self, work: &Receiver<Chunk>, done: &Sender<Chunk>, stop: &AtomicBool) {
+        let mut scratch = Scratch::default();
+        for mut chunk in work.iter() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            self.process(&mut chunk, &mut scratch);
+            if done.send(chunk).is_err() {
+                break;
+            }
+        }
+    }
+
+    /// Runs the operation over every record of `chunk`, filling its output and report.
+    fn process(&self, chunk: &mut Chunk, scratch: &mut Scratch) {
+        let Chunk {
+            kind,
+            first_line,
+            data,
+            len,
+            out,
+            report,
+            ..
+        } = chunk;
+        out.clear();
+        report.clear();
+        let data = &data[..*len];
+        if *kind == ChunkKind::TooLong {
+            let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
+            self.finish_record(*first_line, data, Err(error), scratch, out, report);
+            return;
+        }
+        // Validate the whole chunk at once; only when that fails is each line checked alone.
+        let text = simdutf8::basic::from_utf8(data).ok();
+        let mut line = *first_line;
+        let mut start = 0;
+        while start < data.len() {
+            let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
+            let record_end = if end > start && data[end - 1] == b'\r' {
+                end - 1
+            } else {
+                end
+            };
+            // Slicing `text` at a line feed or carriage return is always on a char boundary.
+            let record = text.map(|t| &t[start..record_end]);
+            let ok = self.record(line, &data[start..record_end], record, scratch, out, report);
+            if !ok && self.options.on_error == OnError::Fail {
+                return;
+            }
+            line += 1;
+            start = end + 1;
+        }
+    }
+
+    /// Handles one record: prepare, apply the operation, format. `text` is the record as
+    /// `&str` when its chunk is known to be valid UTF-8. Returns whether it was valid.
+    fn record(
+        &self,
+        line: u64,
+        raw: &[u8],
+        text: Option<&str>,
+        scratch: &mut Scratch,
+        out: &mut Vec<u8>,
+        report: &mut Report,
+    ) -> bool {
+        let strict = self.options.strict;
+        let result = if raw.len() > self.options.max_line_bytes {
+            Err(Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE))
+        } else {
+            let repairs = &mut report.stats.repairs;
+            let prepared = match text {
+                Some(text) => repair::prepare_str(text, strict, &mut scratch.repaired, repairs),
+                None => repair::prepare(raw, strict, &mut scratch.repaired, repairs),
+            };
+            prepared.and_then(|record| {
+                scratch.key.clear();
+                self.op
+                    .apply(record, &mut scratch.key)
+                    .map_err(|mut error| {
+                        if !strict {
+                            // The operation saw the repaired record; point into the raw one.
+                            error.column = repair::original_column(raw, error.column);
+                        }
+                        error
+                    })
+            })
+        };
+        self.finish_record(line, raw, result, scratch, out, report)
+    }
+
+    /// Counts a record, and formats it unless it is an invalid record that is skipped (or
+    /// that stops the run). Returns whether it was valid.
+    fn finish_record(
+        &self,
+        line: u64,
+        raw: &[u8],
+        result: Result<(), Error>,
+        scratch: &Scratch,
+        out: &mut Vec<u8>,
+        report: &mut Report,
+    ) -> bool {
+        report.stats.records += 1;
+        let mode = self.options.output;
+        let track = self.options.unique || self.options.stats;
+        match result {
+            Ok(()) => {
+                let key = scratch.key.as_str();
+                if key.as_bytes() != raw {
+                    report.stats.changed += 1;
+                }
+                write_record(out, mode, line, raw, Ok(key));
+                if track {
+                    let fingerprint = xxhash_rust::xxh3::xxh3_128(key.as_bytes());
+                    report.spans.push(Span {
+                        end: out.len(),
+                        fingerprint: Some(fingerprint),
+                    });
+                }
+                true
+            }
+            Err(error) => {
+                report.stats.count_invalid(error.kind);
+                match self.options.on_error {
+                    OnError::Fail => {
+                        report.failure = Some(Diagnostic { line, error });
+                        return false;
+                    }
+                    OnError::Mark => {
+                        let input = if error.kind == ErrorKind::TooLong {
+                            &raw[..raw.len().min(TOO_LONG_PREFIX)]
+                        } else {
+                            raw
+                        };
+                        write_record(out, mode, line, input, Err(&error));
+                    }
+                    OnError::Skip => {}
+                }
+                if track {
+                    report.spans.push(Span {
+                        end: out.len(),
+                        fingerprint: None,
+                    });
+                }
+                if report.diagnostics.len() < self.options.max_diagnostics {
+                    report.diagnostics.push(Diagnostic { line, error });
+                }
+                false
+            }
+        }
+    }
+}
+
+/// How many chunks a run keeps in flight: `2 × threads + 2` (one being read, one being
+/// written, and for each worker one being processed and one waiting), reduced towards
+/// `threads + 2` when that many chunks would hold more than 24 MiB of input.
+///
+/// Peak memory is about this number times (chunk size + its output size), plus the
+/// per-thread scratch buffers, whatever the size of the input.
+pub fn chunks_in_flight(threads: usize, chunk_size: usize) -> usize {
+    let threads = threads.max(1);
+    let by_memory = IN_FLIGHT_BYTES / chunk_size.max(1);
+    (2 * threads + 2).min(by_memory.max(threads + 2))
+}
+
+/// One input as the engine reads it.
+struct Source<'a> {
+    name: String,
+    reader: Box<dyn Read + Send + 'a>,
+    size: Option<u64>,
+}
+
+/// Buffers each worker reuses from record to record.
+#[derive(Default)]
+struct Scratch {
+    /// The repaired record, when it needed repairs.
+    repaired: String,
+    /// The operation's output for the current record.
+    key: String,
+}
+
+/// What a chunk's bytes hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ChunkKind {
+    /// Whole lines (the last one may lack its line feed at the end of an input).
+    Lines,
+    /// The first bytes (at most [`TOO_LONG_PREFIX`], without a final carriage return) of
+    /// one line that is too long.
+    TooLong,
+}
+
+/// A block of lines from one input, with everything the stages attach to it. Chunks are
+/// recycled: the writer hands each one back to the reader once it has been written.
+struct Chunk {
+    /// The chunk's place in the run; the writer emits chunks in this order.
+    seq: u64,
+    /// The input the lines come from (an index into the list of names).
+    input: usize,
+    /// The line number, within its input, of the chunk's first line.
+    first_line: u64,
+    /// What `data` holds.
+    kind: ChunkKind,
+    /// The bytes read. Only `data[..len]` counts; the rest stays allocated and initialized
+    /// so the next read can go straight into it.
+    data: Vec<u8>,
+    /// How many bytes of `data` are filled.
+    len: usize,
+    /// The formatted output lines of the chunk's records.
+    out: Vec<u8>,
+    /// The chunk's counts and diagnostics.
+    report: Report,
+}
+
+impl Chunk {
+    fn new() -> Chunk {
+        Chunk {
+            seq: 0,
+            input: 0,
+            first_line: 1,
+            kind: ChunkKind::Lines,
+            data: Vec::new(),
+            len: 0,
+            out: Vec::new(),
+            report: Report::default(),
+        }
+    }
+
+    /// Empties the chunk for reuse on `input`, giving back memory that an unusually long
+    /// line made it take.
+    fn reset(&mut self, input: usize, chunk_size: usize) {
+        self.input = input;
+        self.kind = ChunkKind::Lines;
+        self.len = 0;
+        let keep = 2 * chunk_size.max(SKIP_READ);
+        if self.data.len() > keep {
+            self.data.truncate(chunk_size);
+            self.data.shrink_to_fit();
+        }
+        if self.out.capacity() > 4 * keep {
+            self.out = Vec::new();
+        }
+    }
+
+    /// Appends `bytes` after the filled part.
+    fn push(&mut self, bytes: &[u8]) {
+        let end = self.len + bytes.len();
+        if self.data.len() < end {
+            self.data.resize(end, 0);
+        }
+        self.data[self.len..end].copy_from_slice(bytes);
+        self.len = end;
+    }
+}
+
+/// What a worker learned about a chunk's records.
+#[derive(Default)]
+struct Report {
+    /// Record counts (records, invalid, repairs, changed).
+    stats: Stats,
+    /// Where each record's output ends, with its key's fingerprint (none for an invalid
+    /// record); filled only when keys are deduplicated or counted.
+    spans: Vec<Span>,
+    /// The chunk's first invalid records, at most `max_diagnostics`.
+    diagnostics: Vec<Diagnostic>,
+    /// With [`OnError::Fail`], the first invalid record: the worker stopped there, so the
+    /// chunk's output holds exactly the records before it.
+    failure: Option<Diagnostic>,
+}
+
+impl Report {
+    fn clear(&mut self) {
+        self.stats = Stats::default();
+        self.spans.clear();
+        self.diagnostics.clear();
+        self.failure = None;
+    }
+}
+
+/// The end of one record's output in its chunk's output buffer.
+struct Span {
+    end: usize,
+    fingerprint: Option<u128>,
+}
+
+/// An invalid record to report.
+struct Diagnostic {
+    line: u64,
+    error: Error,
+}
+
+/// Why the reader stopped before the end of its inputs.
+enum Halt {
+    /// The run is stopping (the writer gave up); not an error of the reader's.
+    Stopped,
+    /// Reading failed.
+    Failed(io::Error),
+}
+
+/// The reader stage: cuts inputs into chunks of whole lines.
+struct Reader<'s> {
+    chunk_size: usize,
+    max_line: usize,
+    /// How many chunks may exist in all.
+    in_flight: usize,
+    /// How many chunks exist so far (they are made on demand, up to `in_flight`).
+    allocated: usize,
+    /// A chunk left over from an input that ended, ready for the next input.
+    spare: Option<Chunk>,
+    /// The sequence number of the next chunk to send.
+    seq: u64,
+    /// The line number, in the current input, of the next line to send.
+    line: u64,
+    /// Bytes read so far (after decompression).
+    bytes: u64,
+    work: Sender<Chunk>,
+    free: Receiver<Chunk>,
+    stop: &'s AtomicBool,
+}
+
+impl Reader<'_> {
+    /// Reads every input in order. Returns the number of bytes read.
+    fn run(
+        mut self,
+        sources: Vec<Source<'_>>,
+        progress: Option<ProgressBar>,
+    ) -> Result<u64, RunError> {
+        for (index, source) in sources.into_iter().enumerate() {
+            let Source { name, reader, .. } = source;
+            // The bar counts stored bytes, so it ends at the files' total size even when they
+            // are compressed.
+            let reader: Box<dyn Read + Send + '_> = match &progress {
+                Some(bar) => Box::new(bar.wrap_read(reader)),
+                None => reader,
+            };
+            let result = input::decode(reader)
+                .map_err(Halt::Failed)
+                .and_then(|mut stream| self.read_input(index, &mut *stream));
+            match result {
+                Ok(()) => {}
+                Err(Halt::Stopped) => break,
+                Err(Halt::Failed(source)) => return Err(RunError::Input { name, source }),
+            }
+        }
+        Ok(self.bytes)
+    }
+
+    /// Cuts one input into chunks and sends them on.
+    fn read_input(&mut self, input: usize, src: &mut dyn Read) -> Result<(), Halt> {
+        self.line = 1;
+        let mut chunk = self.take(input)?;
+        // A byte order mark at the very start of an input is not part of the first record.
+        let mut at_end = false;
+        while chunk.len < BOM.len() && !at_end {
+            let want = BOM.len() - chunk.len;
+            at_end = self.read(src, &mut chunk, want)? == 0;
+        }
+        if chunk.data[..chunk.len].starts_with(BOM) {
+            chunk.data.copy_within(BOM.len()..chunk.len, 0);
+            chunk.len -= BOM.len();
+        }
+        if at_end {
+            // Do not read again after the end: a terminal would wait for another one.
+            return self.finish_input(chunk);
+        }
+
+        // `data[..scanned]` has been searched for line feeds; the last line begins at
+        // `line_start` (0 while the chunk holds no complete line).
+        let mut scanned = 0;
+        let mut line_start = 0;
+        loop {
+            if let Some(i) = memchr::memrchr(b'\n', &chunk.data[scanned..chunk.len]) {
+                line_start = scanned + i + 1;
+            }
+            scanned = chunk.len;
+
+            if line_start > 0 && chunk.len >= self.chunk_size {
+                // Full: send the whole lines on, carry the unfinished one to a new chunk.
+                let mut next = self.take(input)?;
+                next.push(&chunk.data[line_start..chunk.len]);
+                chunk.len = line_start;
+                self.send_lines(chunk)?;
+                chunk = next;
+                scanned = chunk.len;
+                line_start = 0;
+                continue;
+            }
+            if line_start == 0 && chunk.len > self.max_line.saturating_add(1) {
+                // One unfinished line, already too long even without a final CR.
+                match self.skip_long_line(input, chunk, src)? {
+                    Some(next) => {
+                        chunk = next;
+                        scanned = 0;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+
+            let want = if chunk.len < self.chunk_size {
+                self.chunk_size - chunk.len
+            } else {
+                // One line longer than a chunk: grow by doubling, but never past the point
+                // where it is known to be too long.
+                chunk.len.min(self.max_line.saturating_add(2) - chunk.len)
+            };
+            let n = match self.read(src, &mut chunk, want) {
+                Ok(n) => n,
+                Err(Halt::Failed(e)) => {
+                    // Pass on the complete lines read before the error; drop the cut one.
+                    if line_start > 0 {
+                        chunk.len = line_start;
+                        self.send_lines(chunk)?;
+                    }
+                    return Err(Halt::Failed(e));
+                }
+                Err(halt) => return Err(halt),
+            };
+            if n == 0 {
+                return self.finish_input(chunk);
+            }
+        }
+    }
+
+    /// At the end of an input, sends what is left: the last lines, the final one maybe
+    /// without a line feed.
+    fn finish_input(&mut self, chunk: Chunk) -> Result<(), Halt> {
+        if chunk.len > 0 {
+            self.send_lines(chunk)
+        } else {
+            self.spare = Some(chunk);
+            Ok(())
+        }
+    }
+
+    /// Consumes the rest of a too-long line whose first `chunk.len` bytes (with no line feed)
+    /// are in `chunk`, keeping at most [`TOO_LONG_PREFIX`] bytes of it, and sends it on as a
+    /// [`ChunkKind::TooLong`] chunk. Returns a chunk holding what was read after the line,
+    /// or `None` at the end of the input.
+    fn skip_long_line(
+        &mut self,
+        input: usize,
+        mut chunk: Chunk,
+        src: &mut dyn Read,
+    ) -> Result<Option<Chunk>, Halt> {
+        chunk.kind = ChunkKind::TooLong;
+        let mut line_len = chunk.len;
+        chunk.len = chunk.len.min(TOO_LONG_PREFIX);
+        loop {
+            // New bytes land right after the kept prefix: the ones still wanted for it are
+            // then already in place, the others are overwritten by the next read.
+            let kept = chunk.len;
+            let n = self.read(src, &mut chunk, SKIP_READ)?;
+            let found = memchr::memchr(b'\n', &chunk.data[kept..kept + n]);
+            let part_of_line = found.unwrap_or(n);
+            line_len += part_of_line;
+            chunk.len = kept + part_of_line.min(TOO_LONG_PREFIX.saturating_sub(kept));
+            if n == 0 || found.is_some() {
+                let next = match found {
+                    Some(i) => {
+                        let mut next = self.take(input)?;
+                        next.push(&chunk.data[kept + i + 1..kept + n]);
+                        Some(next)
+                    }
+                    None => None,
+                };
+                // The record loses one final CR; it is in the prefix only if all of the line is.
+                if line_len <= TOO_LONG_PREFIX && chunk.data[..chunk.len].ends_with(b"\r") {
+                    chunk.len -= 1;
+                }
+                self.send(chunk, 1)?;
+                return Ok(next);
+            }
+        }
+    }
+
+    /// Reads up to `want` bytes after the filled part of `chunk`. Returns how many were
+    /// read (0 at the end of the input).
+    fn read(&mut self, src: &mut dyn Read, chunk: &mut Chunk, want: usize) -> Result<usize, Halt> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(Halt::Stopped);
+        }
+        let mut end = chunk.len + want;
+        if chunk.data.len() < end {
+            // Grow by doubling from a small start, so a small input never touches a whole
+            // chunk's worth of memory; the caller reads again after a short read anyway.
+            let grown = (2 * chunk.data.len()).max(FIRST_BUFFER).max(chunk.len + 1);
+            chunk.data.resize(end.min(grown), 0);
+            end = end.min(chunk.data.len());
+        }
+        loop {
+            match src.read(&mut chunk.data[chunk.len..end]) {
+                Ok(n) => {
+                    chunk.len += n;
+                    self.bytes += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Halt::Failed(e)),
+            }
+        }
+    }
+
+    /// An empty chunk for `input`: a spare one, a new one while fewer than `in_flight`
+    /// exist, or else one the writer hands back (waiting for it).
+    fn take(&mut self, input: usize) -> Result<Chunk, Halt> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(Halt::Stopped);
+        }
+        let mut chunk = if let Some(chunk) = self.spare.take() {
+            chunk
+        } else if let Ok(chunk) = self.free.try_recv() {
+            chunk
+        } else if self.allocated < self.in_flight {
+            self.allocated += 1;
+            Chunk::new()
+        } else {
+            self.free.recv().map_err(|_| Halt::Stopped)?
+        };
+        chunk.reset(input, self.chunk_size);
+        Ok(chunk)
+    }
+
+    /// Sends a chunk of whole lines on.
+    fn send_lines(&mut self, chunk: Chunk) -> Result<(), Halt> {
+        let lines = memchr::memchr_iter(b'\n', &chunk.data[..chunk.len]).count() as u64;
+        self.send(chunk, lines)
+    }
+
+    /// Numbers a chunk that holds `lines` line feeds (or one too-long line) and sends it to
+    /// the workers.
+    fn send(&mut self, mut chunk: Chunk, lines: u64) -> Result<(), Halt> {
+        chunk.seq = self.seq;
+        chunk.first_line = self.line;
+        self.seq += 1;
+        self.line += lines;
+        self.work.send(chunk).map_err(|_| Halt::Stopped)
+    }
+}
+
+/// A hash set of 128-bit key fingerprints. The fingerprints are already uniformly
+/// distributed, so hashing one is taking its low 64 bits.
+type FingerprintSet = HashSet<u128, BuildHasherDefault<FingerprintHasher>>;
+
+/// The [`Hasher`] of [`FingerprintSet`].
+#[derive(Default)]
+struct FingerprintHasher(u64);
+
+impl Hasher for FingerprintHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        // Not used for u128 keys (see `write_u128`); a plain fold keeps it correct anyway.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u128(&mut self, fingerprint: u128) {
+        self.0 = fingerprint as u64;
+    }
+}
+
+/// The writer stage: emits chunks in sequence order, with diagnostics and counts.
+struct Writer<'a, W> {
+    out: W,
+    diagnostics: &'a mut dyn Write,
+    names: &'a [String],
+    options: &'a EngineOptions,
+    /// Counts over the chunks written so far.
+    stats: Stats,
+    /// Fingerprints of the keys written so far (with `unique` or `stats`).
+    seen: Option<FingerprintSet>,
+    /// Diagnostics written so far.
+    shown: usize,
+}
+
+impl<W: Write> Writer<'_, W> {
+    /// Writes every chunk that arrives on `done`, in order, and hands each back on `free`.
+    /// On an error, tells the other stages to stop; dropping the channels on return wakes
+    /// any of them that waits.
+    fn run(
+        &mut self,
+        in_flight: usize,
+        done: Receiver<Chunk>,
+        free: Sender<Chunk>,
+        stop: &AtomicBool,
+    ) -> Result<(), RunError> {
+        let result = self.drain(in_flight, &done, &free);
+        if result.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        result
+    }
+
+    fn drain(
+        &mut self,
+        in_flight: usize,
+        done: &Receiver<Chunk>,
+        free: &Sender<Chunk>,
+    ) -> Result<(), RunError> {
+        // Chunks that arrived early wait here. At most `in_flight` chunks exist and the ones
+        // not yet written are numbered `next..next + in_flight`, so `seq % in_flight` gives
+        // each its own slot.
+        let mut waiting: Vec<Option<Chunk>> = (0..in_flight).map(|_| None).collect();
+        let mut next = 0u64;
+        for chunk in done.iter() {
+            let slot = (chunk.seq % in_flight as u64) as usize;
+            debug_assert!(waiting[slot].is_none());
+            waiting[slot] = Some(chunk);
+            while let Some(mut chunk) = waiting[(next % in_flight as u64) as usize].take() {
+                self.emit(&mut chunk)?;
+                next += 1;
+                // The reader may be done already; then the chunk is simply dropped.
+                let _ = free.send(chunk);
+            }
+        }
+        let hidden = self.stats.invalid - self.shown as u64;
+        if self.options.max_diagnostics > 0 && hidden > 0 {
+            // Diagnostics are best effort: a closed standard error does not stop the run.
+            let _ = writeln!(
+                self.diagnostics,
+                "irinorm: {hidden} more invalid records not shown"
+            );
+        }
+        self.out.flush().map_err(RunError::from_write)
+    }
+
+    /// Writes one chunk's output, diagnostics and counts.
+    fn emit(&mut self, chunk: &mut Chunk) -> Result<(), RunError> {
+        let report = &chunk.report;
+        self.stats.merge_counts(&report.stats);
+        let name = &self.names[chunk.input];
+        for d in &report.diagnostics {
+            if self.shown < self.options.max_diagnostics {
+                let _ = write_diagnostic(self.diagnostics, name, d.line, &d.error);
+                self.shown += 1;
+            }
+        }
+        if let Some(seen) = &mut self.seen {
+            if self.options.unique {
+                // Squeeze out the records whose key was written before.
+                let out = &mut chunk.out;
+                let mut kept = 0;
+                let mut start = 0;
+                for span in &report.spans {
+                    let new = match span.fingerprint {
+                        Some(fingerprint) => seen.insert(fingerprint),
+                        None => true,
+                    };
+                    if new {
+                        if kept != start {
+                            out.copy_within(start..span.end, kept);
+                        }
+                        kept += span.end - start;
+                    }
+                    start = span.end;
+                }
+                out.truncate(kept);
+            } else {
+                seen.extend(report.spans.iter().filter_map(|s| s.fingerprint));
+            }
+        }
+        self.out
+            .write_all(&chunk.out)
+            .map_err(RunError::from_write)?;
+        if let Some(failure) = &report.failure {
+            self.out.flush().map_err(RunError::from_write)?;
+            return Err(RunError::Invalid {
+                name: name.clone(),
+                line: failure.line,
+                error: failure.error.clone(),
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn upper(record: &str, out: &mut String) -> Result<(), Error> {
+        if let Some(i) = record.find('x') {
+            return Err(Error::at_byte(ErrorKind::Syntax, record, i, "x"));
+        }
+        out.push_str(&record.to_ascii_uppercase());
+        Ok(())
+    }
+
+    fn run(input: &[u8], options: EngineOptions) -> (Vec<u8>, Result<Stats, RunError>) {
+        let mut out = Vec::new();
+        let result = Engine::new(&upper, options).run(input, &mut out);
+        (out, result)
+    }
+
+    #[test]
+    fn records_follow_the_line_rules() {
+        for chunk_size in [1, 2, 3, 5, 1 << 20] {
+            let options = EngineOptions {
+                chunk_size,
+                threads: 2,
+                ..EngineOptions::default()
+            };
+            let (out, stats) = run(b"\xEF\xBB\xBFa\r\n\nb c\r\nx\nd", options.clone());
+            assert_eq!(out, b"A\n\nB%20C\n\nD\n");
+            let stats = stats.unwrap();
+            assert_eq!((stats.records, stats.invalid, stats.changed), (5, 2, 3));
+            assert_eq!(stats.invalid_of(ErrorKind::Empty), 1);
+            assert_eq!(stats.invalid_of(ErrorKind::Syntax), 1);
+            assert_eq!(run(b"", options.clone()).0, b"");
+            assert_eq!(run(b"\xEF\xBB\xBF", options.clone()).0, b"");
+            assert_eq!(run(b"a\n", options.clone()).0, b"A\n");
+            assert_eq!(run(b"\n", options.clone()).0, b"\n");
+        }
+    }
+
+    #[test]
+    fn too_long_lines_are_skipped_with_a_prefix() {
+        let mut input = b"ab\n".to_vec();
+        input.extend(vec![b'y'; 1000]);
+        input.extend(b"\r\ncd\n");
+        for chunk_size in [1, 4, 100, 5000] {
+            let options = EngineOptions {
+                chunk_size,
+                max_line_bytes: 10,
+                output: OutputMode::Tsv,
+                ..EngineOptions::default()
+            };
+            let (out, stats) = run(&input, options);
+            let expected = format!(
+                "ab\tAB\t\n{}\t\ttoo-long:0: {TOO_LONG_MESSAGE}\ncd\tCD\t\n",
+                "y".repeat(TOO_LONG_PREFIX)
+            );
+            assert_eq!(String::from_utf8(out).unwrap(), expected, "{chunk_size}");
+            assert_eq!(stats.unwrap().invalid_of(ErrorKind::TooLong), 1);
+        }
+    }
+
+    #[test]
+    fn chunks_in_flight_stay_bounded() {
+        assert_eq!(chunks_in_flight(1, 1 << 20), 4);
+        assert_eq!(chunks_in_flight(4, 1 << 20), 10);
+        assert_eq!(chunks_in_flight(16, 1 << 20), 24);
+        assert_eq!(chunks_in_flight(64, 1 << 20), 66);
+        assert_eq!(chunks_in_flight(4, 1), 10);
+    }
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(RunError::BrokenPipe.exit_code(), 0);
+        let invalid = RunError::Invalid {
+            name: "f".into(),
+            line: 3,
+            error: Error::new(ErrorKind::Syntax, 2, "bad"),
+        };
+        assert_eq!(invalid.exit_code(), 1);
+        assert_eq!(invalid.to_string(), "f:3:2: syntax: bad");
+        assert_eq!(RunError::Output(io::Error::other("x")).exit_code(), 2);
     }
 }

@@ -18,6 +18,7 @@
 //! ```
 
 pub mod chars;
+pub mod cli;
 pub mod convert;
 pub mod engine;
 pub mod error;
@@ -27,12 +28,15 @@ pub mod normalize;
 pub mod output;
 pub mod parse;
 pub mod path;
+pub mod protocol;
 pub mod percent;
 pub mod repair;
 pub mod resolve;
 pub mod scheme;
+pub mod surt;
 
 pub use convert::{to_iri, to_uri};
 pub use error::{Error, ErrorKind};
 pub use normalize::{equivalent, Form, Level, Normalizer, Options};
 pub use parse::{check, Grammar, HostKind, IriRef};
+pub use resolve::resolve;

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `irinorm` command: a thin shell over [`irinorm::cli`].
+
+fn main() -> std::process::ExitCode {
+    irinorm::cli::main()
+}

@@ -398,7 +398,11 @@ impl Normalizer {
                         Form::Uri => HostForm::Ascii,
                         Form::Iri => HostForm::Unicode,
                     };
-                    if host::dns_host(h, form, out).is_ok() {
+                    let ok = match form {
+                        HostForm::Ascii => host::dns_host(h, form, out).is_ok(),
+                        HostForm::Unicode => write_unicode_host(h, out),
+                    };
+                    if ok {
                         note(trace, "host", "idna", h, &out[start..]);
                         done = true;
                     } else {
@@ -420,7 +424,7 @@ impl Normalizer {
                 if rule.is_some_and(|r| r.special == Special::File)
                     && &out[start..] == "localhost"
                     && view.userinfo().is_none()
-                    && view.port().is_none_or(str::is_empty)
+                    && view.port().map_or(true, str::is_empty)
                 {
                     out.truncate(start);
                     note(trace, "host", "file-localhost", "localhost", "");
@@ -511,6 +515,35 @@ impl Normalizer {
     }
 }
 
+/// Appends the U-label form of a DNS host for the `iri` key, keeping the two key forms in
+/// the same equivalence classes (SPEC §5: `to_uri(key_iri(x)) == key_uri(x)`, where
+/// `to_uri` applies ToASCII to the host, RFC 3987 §3.1).
+///
+/// The U-label form is used only when it maps back to the host's A-label form; otherwise
+/// the A-label form itself is written (it is a valid `ireg-name`, and ToASCII leaves it
+/// as it is). That happens for an A-label whose decoding is itself a string that IDNA
+/// rejects, such as `xn--xn---epa`, which decodes to `xn--é`: a label that starts with
+/// `xn--` but is not ASCII (RFC 5891 §4.2.3.1 forbids `--` in the third and fourth
+/// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
+fn write_unicode_host(h: &str, out: &mut String) -> bool {
+    let start = out.len();
+    if host::dns_host(h, HostForm::Unicode, out).is_ok() {
+        if out[start..].is_ascii() {
+            return true;
+        }
+        let mut ascii = String::new();
+        let mut back = String::new();
+        if host::dns_host(h, HostForm::Ascii, &mut ascii).is_ok()
+            && host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok()
+            && ascii == back
+        {
+            return true;
+        }
+        out.truncate(start);
+    }
+    host::dns_host(h, HostForm::Ascii, out).is_ok()
+}
+
 /// Whether a path may hold a `.` or `..` segment once unreserved characters are decoded.
 #[inline]
 fn may_hold_dot_segment(p: &str) -> bool {
@@ -576,6 +609,26 @@ mod tests {
         assert_eq!(
             i("http://xn--bcher-kva.example/%C3%A9"),
             "http://bücher.example/é"
+        );
+    }
+
+    #[test]
+    fn iri_form_host_must_map_back_to_the_uri_form_host() {
+        // SPEC §5: to_uri(key_iri(x)) == key_uri(x). `xn--xn---epa` decodes to `xn--é`,
+        // which ToASCII rejects (a U-label may not have "--" in positions 3 and 4,
+        // RFC 5891 §4.2.3.1), so the iri key keeps the A-label.
+        let u = key(Level::Scheme, Form::Uri, "http://xn--xn---epa/");
+        let i = key(Level::Scheme, Form::Iri, "http://xn--xn---epa/");
+        assert_eq!(u, "http://xn--xn---epa/");
+        assert_eq!(i, u);
+        assert_eq!(
+            key(Level::Scheme, Form::Iri, "http://XN--XN--A--GUA.pt/"),
+            "http://xn--xn--a--gua.pt/"
+        );
+        // An ordinary IDN still gets its U-labels.
+        assert_eq!(
+            key(Level::Scheme, Form::Iri, "http://XN--BCHER-KVA.example/"),
+            "http://bücher.example/"
         );
     }
 

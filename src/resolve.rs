@@ -1,5 +1,8 @@
 //! Reference resolution (RFC 3986 §5.2, RFC 3987 §6.5) and recomposition (RFC 3986 §5.3).
 
+use crate::error::{Error, ErrorKind};
+use crate::parse::IriRef;
+
 /// The five components of a reference as RFC 3986 §5.2 names them, each `None` when the
 /// component (with its delimiter) is absent. `path` is always present, possibly empty.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -168,6 +171,29 @@ fn write_query_fragment(query: Option<&str>, fragment: Option<&str>, out: &mut S
         out.push('#');
         out.push_str(fragment);
     }
+}
+
+/// Resolves `reference` against the absolute IRI `base` (RFC 3986 §5.2.2, strict unless
+/// `strict` is false), returning the target. Both are checked against the IRI grammar
+/// first; a base without a scheme is an error of kind [`ErrorKind::Relative`]. The result is
+/// not normalized.
+///
+/// ```
+/// assert_eq!(irinorm::resolve("../g?y", "http://a/b/c/d;p?q", true).unwrap(), "http://a/b/g?y");
+/// ```
+pub fn resolve(reference: &str, base: &str, strict: bool) -> Result<String, Error> {
+    let base_view = IriRef::parse(base)?;
+    if !base_view.is_absolute() {
+        return Err(Error::new(
+            ErrorKind::Relative,
+            1,
+            "the base must be an absolute IRI",
+        ));
+    }
+    let reference = IriRef::parse(reference)?;
+    let mut out = String::with_capacity(base.len() + reference.as_str().len());
+    resolve_components(&base_view.components(), &reference.components(), strict, &mut out);
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -183,9 +183,23 @@ pub fn lowercase_mailto_domains(out: &mut String, start: usize) {
 }
 
 /// Lowercases the NID of a `urn:` path (`NID:NSS`) written in `out` from byte `start`.
+///
+/// Only a real NID is touched: the text before the first `:` must match RFC 8141 §2,
+/// `NID = (alphanum) 0*30(ldh) (alphanum)`. A path with no `:`, or whose first part is not
+/// an NID (it holds a percent-encoding, say), is not a URN name and is left alone; in
+/// particular the hex digits of a percent-encoding stay uppercase (RFC 3986 §6.2.2.1).
 pub fn lowercase_urn_nid(out: &mut String, start: usize) {
-    let end = out[start..].find(':').map_or(out.len(), |i| start + i);
-    out[start..end].make_ascii_lowercase();
+    let Some(len) = out[start..].find(':') else {
+        return;
+    };
+    let nid = &out.as_bytes()[start..start + len];
+    let is_nid = (2..=32).contains(&nid.len())
+        && nid[0].is_ascii_alphanumeric()
+        && nid[len - 1].is_ascii_alphanumeric()
+        && nid.iter().all(|&b| b.is_ascii_alphanumeric() || b == b'-');
+    if is_nid {
+        out[start..start + len].make_ascii_lowercase();
+    }
 }
 
 #[cfg(test)]
@@ -272,6 +286,21 @@ mod tests {
         lowercase_urn_nid(&mut s, 4);
         assert_eq!(s, "urn:isbn:0-395-36341-1");
         assert_eq!(lookup("urn").unwrap().special, Special::Urn);
+    }
+
+    #[test]
+    fn urn_without_an_nid_is_left_alone() {
+        // RFC 8141 §2: NID = (alphanum) 0*30(ldh) (alphanum). Without one there is nothing
+        // case-insensitive to fold, and percent-encoding hex stays uppercase
+        // (RFC 3986 §6.2.2.1).
+        for s in ["%C3%A9", "ISBN", "%41B:x", "-AB:x", "A:x", ""] {
+            let mut out = String::from(s);
+            lowercase_urn_nid(&mut out, 0);
+            assert_eq!(out, s);
+        }
+        let mut s = String::from("urn:X-Y2:%C3%A9");
+        lowercase_urn_nid(&mut s, 4);
+        assert_eq!(s, "urn:x-y2:%C3%A9");
     }
 
     #[test]

@@ -1,0 +1,412 @@
+//! The command line (SPEC §6): argument parsing and the wiring of each subcommand to a
+//! library operation run by the [`Engine`](crate::engine::Engine). The binary's `main` is
+//! one call to [`main`].
+
+use std::io::{self, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::convert;
+use crate::engine::{Engine, EngineOptions, OnError, Operation, OutputMode, RunError};
+use crate::error::Error;
+use crate::input::Input;
+use crate::normalize::{Form, Level, Normalizer, Options};
+use crate::parse::{self, Grammar, IriRef};
+use crate::resolve;
+
+/// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
+#[derive(Parser, Debug)]
+#[command(name = "irinorm", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Write the canonical key of every record (RFC 3987 §5.3 comparison ladder).
+    Normalize(NormalizeArgs),
+    /// Map IRIs to URIs (RFC 3987 §3.1), nothing else.
+    ToUri(ToUriArgs),
+    /// Convert URIs to IRIs (RFC 3987 §3.2), nothing else.
+    ToIri(SharedArgs),
+    /// Resolve references against a base (RFC 3986 §5.2), nothing normalized.
+    Resolve(ResolveArgs),
+    /// Check validity only; exit 1 if any record is invalid.
+    Check(CheckArgs),
+    /// Print the lowest rung at which A and B are equivalent, or "different" (exit 1).
+    Compare(CompareArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LevelArg {
+    String,
+    Syntax,
+    Scheme,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum FormArg {
+    Uri,
+    Iri,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum OutputArg {
+    Key,
+    Tsv,
+    Jsonl,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum OnErrorArg {
+    Mark,
+    Skip,
+    Fail,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GrammarArg {
+    IriReference,
+    Iri,
+    AbsoluteIri,
+    UriReference,
+    Uri,
+    AbsoluteUri,
+}
+
+/// Options shared by every line-oriented subcommand.
+#[derive(Args, Debug, Clone)]
+struct SharedArgs {
+    /// Input files (gzip and zstd detected by content); `-` or none means standard input.
+    #[arg(value_name = "FILE")]
+    files: Vec<PathBuf>,
+    /// What to write per record: the key alone, `input<TAB>key<TAB>error`, or JSON lines.
+    #[arg(long, value_enum, default_value = "key")]
+    output: OutputArg,
+    /// What to do with an invalid record: an empty line, nothing, or stop with exit 1.
+    #[arg(long, value_enum, default_value = "mark")]
+    on_error: OnErrorArg,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// No trimming and no repairs: each record must be the exact IRI.
+    #[arg(long)]
+    strict: bool,
+    /// Longest record in bytes; a longer line is an error record, never held whole.
+    #[arg(long, default_value_t = 1 << 20)]
+    max_line_bytes: usize,
+    /// Print statistics to standard error at the end.
+    #[arg(long)]
+    stats: bool,
+    /// Write only the first record of each key (128-bit fingerprints, ~16 bytes per key).
+    #[arg(long)]
+    unique: bool,
+    /// Diagnostics printed before the rest are only counted.
+    #[arg(long, default_value_t = 20)]
+    max_diagnostics: usize,
+    /// Chunk size in bytes (for tests and tuning).
+    #[arg(long, hide = true, default_value_t = 1 << 20)]
+    chunk_size: usize,
+}
+
+#[derive(Args, Debug)]
+struct NormalizeArgs {
+    /// The rung of the comparison ladder.
+    #[arg(long, value_enum, default_value = "scheme")]
+    level: LevelArg,
+    /// The form of the key.
+    #[arg(long, value_enum, default_value = "uri")]
+    form: FormArg,
+    /// Remove the fragment (RFC 3987 §5.1).
+    #[arg(long)]
+    drop_fragment: bool,
+    /// Apply Unicode NFC first (RFC 3987 §3.1 step 1; off by default per §5.3.2.2).
+    #[arg(long)]
+    nfc: bool,
+    /// Resolve relative references against this absolute IRI first.
+    #[arg(long, value_name = "IRI")]
+    base: Option<String>,
+    /// Reject relative references instead of normalizing them alone.
+    #[arg(long)]
+    absolute: bool,
+    /// For each record, print the steps that changed it (sequential, human-readable).
+    #[arg(long)]
+    explain: bool,
+    #[command(flatten)]
+    shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+struct ToUriArgs {
+    /// Also convert non-ASCII DNS host names to A-labels (the optional ToASCII of §3.1).
+    #[arg(long)]
+    ascii_host: bool,
+    #[command(flatten)]
+    shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+struct ResolveArgs {
+    /// The absolute base IRI.
+    #[arg(long, value_name = "IRI")]
+    base: String,
+    /// Non-strict resolution: a scheme equal to the base's is ignored (RFC 3986 §5.2.2).
+    #[arg(long)]
+    non_strict: bool,
+    #[command(flatten)]
+    shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    /// The production each record must match.
+    #[arg(long, value_enum, default_value = "iri-reference")]
+    grammar: GrammarArg,
+    #[command(flatten)]
+    shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+struct CompareArgs {
+    /// The first IRI.
+    a: String,
+    /// The second IRI.
+    b: String,
+}
+
+/// Runs the command line; returns the process exit status (SPEC §6).
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("irinorm: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<ExitCode, String> {
+    match cli.command {
+        Command::Normalize(a) => {
+            let options = Options {
+                level: match a.level {
+                    LevelArg::String => Level::String,
+                    LevelArg::Syntax => Level::Syntax,
+                    LevelArg::Scheme => Level::Scheme,
+                },
+                form: match a.form {
+                    FormArg::Uri => Form::Uri,
+                    FormArg::Iri => Form::Iri,
+                },
+                drop_fragment: a.drop_fragment,
+                nfc: a.nfc,
+                absolute: a.absolute,
+                base: a.base,
+            };
+            let normalizer =
+                Normalizer::new(options).map_err(|e| format!("--base: {e}"))?;
+            if a.explain {
+                return explain(&normalizer, &a.shared);
+            }
+            let op = |rec: &str, out: &mut String| normalizer.normalize_into(rec, out);
+            let code = run_lines(&op, &a.shared, false)?;
+            if a.shared.stats && normalizer.idna_warnings() > 0 {
+                eprintln!(
+                    "irinorm: {} hosts failed IDNA processing and kept their syntax form",
+                    normalizer.idna_warnings()
+                );
+            }
+            Ok(code)
+        }
+        Command::ToUri(a) => {
+            let ascii = a.ascii_host;
+            let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
+                out.push_str(&convert::to_uri(rec, ascii)?);
+                Ok(())
+            };
+            run_lines(&op, &a.shared, false)
+        }
+        Command::ToIri(shared) => {
+            let op = |rec: &str, out: &mut String| -> Result<(), Error> {
+                out.push_str(&convert::to_iri(rec)?);
+                Ok(())
+            };
+            run_lines(&op, &shared, false)
+        }
+        Command::Resolve(a) => {
+            let base_view = IriRef::parse(&a.base).map_err(|e| format!("--base: {e}"))?;
+            if !base_view.is_absolute() {
+                return Err("--base: the base must be an absolute IRI (with a scheme)".into());
+            }
+            let base = base_view.components();
+            let strict = !a.non_strict;
+            let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
+                let r = IriRef::parse(rec)?;
+                resolve::resolve_components(&base, &r.components(), strict, out);
+                Ok(())
+            };
+            run_lines(&op, &a.shared, false)
+        }
+        Command::Check(a) => {
+            let grammar = match a.grammar {
+                GrammarArg::IriReference => Grammar::IriReference,
+                GrammarArg::Iri => Grammar::Iri,
+                GrammarArg::AbsoluteIri => Grammar::AbsoluteIri,
+                GrammarArg::UriReference => Grammar::UriReference,
+                GrammarArg::Uri => Grammar::Uri,
+                GrammarArg::AbsoluteUri => Grammar::AbsoluteUri,
+            };
+            let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
+                parse::check(rec, grammar)?;
+                out.push_str(rec);
+                Ok(())
+            };
+            run_lines(&op, &a.shared, true)
+        }
+        Command::Compare(a) => compare(&a.a, &a.b),
+    }
+}
+
+/// The lowest rung at which `a` and `b` have the same key.
+fn compare(a: &str, b: &str) -> Result<ExitCode, String> {
+    for level in [Level::String, Level::Syntax, Level::Scheme] {
+        let n = Normalizer::new(Options {
+            level,
+            ..Options::default()
+        })
+        .map_err(|e| e.to_string())?;
+        let ka = n.normalize(a).map_err(|e| format!("A: {e}"))?;
+        let kb = n.normalize(b).map_err(|e| format!("B: {e}"))?;
+        if ka == kb {
+            println!("{}", level.name());
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+    println!("different");
+    Ok(ExitCode::from(1))
+}
+
+fn engine_options(shared: &SharedArgs) -> EngineOptions {
+    EngineOptions {
+        threads: shared.threads,
+        chunk_size: shared.chunk_size.max(1),
+        output: match shared.output {
+            OutputArg::Key => OutputMode::Key,
+            OutputArg::Tsv => OutputMode::Tsv,
+            OutputArg::Jsonl => OutputMode::Jsonl,
+        },
+        on_error: match shared.on_error {
+            OnErrorArg::Mark => OnError::Mark,
+            OnErrorArg::Skip => OnError::Skip,
+            OnErrorArg::Fail => OnError::Fail,
+        },
+        strict: shared.strict,
+        max_line_bytes: shared.max_line_bytes.max(1),
+        unique: shared.unique,
+        stats: shared.stats,
+        max_diagnostics: shared.max_diagnostics,
+        progress: io::stderr().is_terminal(),
+    }
+}
+
+fn open_inputs(files: &[PathBuf]) -> Result<Vec<Input>, String> {
+    if files.is_empty() {
+        return Ok(vec![Input::stdin()]);
+    }
+    files
+        .iter()
+        .map(|f| Input::open(f).map_err(|e| format!("{}: {e}", f.display())))
+        .collect()
+}
+
+/// Runs one operation over every record of the inputs through the engine.
+fn run_lines(op: &dyn Operation, shared: &SharedArgs, is_check: bool) -> Result<ExitCode, String> {
+    let inputs = open_inputs(&shared.files)?;
+    let options = engine_options(shared);
+    let engine = Engine::new(op, options);
+    let stdout = io::stdout();
+    let is_tty = stdout.is_terminal();
+    let lock = stdout.lock();
+    let mut stderr = io::stderr();
+    let result = if is_tty {
+        engine.run_inputs(inputs, io::LineWriter::new(lock), &mut stderr)
+    } else {
+        engine.run_inputs(inputs, io::BufWriter::with_capacity(1 << 16, lock), &mut stderr)
+    };
+    match result {
+        Ok(stats) => {
+            if shared.stats {
+                let _ = stats.write_report(&mut stderr);
+            }
+            if is_check && stats.invalid > 0 {
+                Ok(ExitCode::from(1))
+            } else {
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+        Err(RunError::BrokenPipe) => Ok(ExitCode::SUCCESS),
+        Err(e @ RunError::Invalid { .. }) => {
+            let _ = writeln!(stderr, "irinorm: {e}");
+            Ok(ExitCode::from(1))
+        }
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// `normalize --explain`: each record with the steps that changed it, one block each.
+fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, String> {
+    let inputs = open_inputs(&shared.files)?;
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut scratch = String::new();
+    let mut repairs = crate::repair::Repairs::default();
+    for input in inputs {
+        let name = input.name.clone();
+        let mut reader = io::BufReader::new(input.into_reader().map_err(|e| format!("{name}: {e}"))?);
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            let n = io::BufRead::read_until(&mut reader, b'\n', &mut line)
+                .map_err(|e| format!("{name}: {e}"))?;
+            if n == 0 {
+                break;
+            }
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            let shown = String::from_utf8_lossy(&line).into_owned();
+            let r = crate::repair::prepare(&line, shared.strict, &mut scratch, &mut repairs)
+                .and_then(|rec| normalizer.explain(rec));
+            let w = (|| -> io::Result<()> {
+                writeln!(out, "{shown}")?;
+                match r {
+                    Ok(e) => {
+                        for s in &e.steps {
+                            let after = if s.after.is_empty() { "(removed)" } else { &s.after };
+                            writeln!(out, "  {:<9} {:<30} {} -> {}", s.component, s.rule, s.before, after)?;
+                        }
+                        writeln!(out, "  = {}", e.key)
+                    }
+                    Err(e) => writeln!(out, "  ! {e}"),
+                }
+            })();
+            match w {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+                Err(e) => return Err(format!("writing output: {e}")),
+            }
+        }
+    }
+    match out.flush() {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(format!("writing output: {e}")),
+    }
+}

@@ -1,0 +1,101 @@
+//! Peak memory of the engine does not grow with the input (SPEC §8: under 64 MiB resident at
+//! default settings, whatever the input size).
+//!
+//! One test streams generated lines, then one line of 100 MB with no line feed, through
+//! [`Engine::run`] at default settings into `io::sink()`, and checks the process's peak
+//! resident set (`VmHWM` in `/proc/self/status`, Linux only) stays under 64 MiB. The lines
+//! amount to 200 MB; with an operation that copies records through, this takes a few seconds
+//! even in a debug build. This file holds that one test alone, since the peak is the whole
+//! process's.
+
+use std::io::{self, Read};
+
+use irinorm::engine::{Engine, EngineOptions};
+use irinorm::Error;
+
+/// The peak resident set size of this process, in bytes (`None` off Linux).
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Generated input: `lines_bytes` bytes of URL lines, then `long_line` bytes of one line
+/// with no line feed. Produced on the fly, never held whole.
+struct Generated {
+    block: Vec<u8>,
+    offset: usize,
+    lines_left: u64,
+    long_left: u64,
+}
+
+impl Generated {
+    fn new(lines_bytes: u64, long_line: u64) -> Self {
+        let mut block = Vec::new();
+        let mut i = 0;
+        while block.len() < 1 << 16 {
+            block.extend(format!("http://Example.com/a/{i}/../b?q=%7e{i} \n").bytes());
+            i += 1;
+        }
+        Generated {
+            block,
+            offset: 0,
+            lines_left: lines_bytes,
+            long_left: long_line,
+        }
+    }
+}
+
+impl Read for Generated {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.lines_left > 0 {
+            let n = buf
+                .len()
+                .min(self.block.len() - self.offset)
+                .min(self.lines_left as usize);
+            buf[..n].copy_from_slice(&self.block[self.offset..self.offset + n]);
+            self.offset = (self.offset + n) % self.block.len();
+            self.lines_left -= n as u64;
+            return Ok(n);
+        }
+        let n = buf.len().min(self.long_left as usize);
+        buf[..n].fill(b'a');
+        self.long_left -= n as u64;
+        Ok(n)
+    }
+}
+
+#[test]
+fn peak_memory_does_not_grow_with_the_input() {
+    const LIMIT: u64 = 64 << 20;
+    let lines_bytes: u64 = 200_000_000;
+    let long_line: u64 = 100_000_000;
+    let op = |record: &str, out: &mut String| -> Result<(), Error> {
+        out.push_str(record);
+        Ok(())
+    };
+    let input = Generated::new(lines_bytes, long_line);
+    let mut options = EngineOptions::default();
+    if let Ok(t) = std::env::var("PROBE_THREADS") { options.threads = t.parse().unwrap(); }
+    if std::env::var("PROBE_JSON").is_ok() { options.output = irinorm::engine::OutputMode::Jsonl; }
+    let stats = Engine::new(&op, options)
+        .run(input, io::sink())
+        .unwrap();
+    assert_eq!(stats.input_bytes, lines_bytes + long_line);
+    assert_eq!(stats.invalid, 1, "the long line is too long");
+    let Some(peak) = peak_rss() else {
+        eprintln!("no /proc/self/status: peak memory not checked");
+        return;
+    };
+    eprintln!(
+        "{} MB in {:.2?}; peak RSS {:.1} MiB",
+        stats.input_bytes / 1_000_000,
+        stats.elapsed,
+        peak as f64 / (1 << 20) as f64
+    );
+    assert!(
+        peak < LIMIT,
+        "peak RSS {peak} bytes is over the {LIMIT} byte budget"
+    );
+}
