@@ -14,7 +14,9 @@ the input, irinorm's scheme-rung key (uri form), and three SURTs of it:
 
     surt              the key as it is                       (--form surt)
     crawler_surt      after the crawler@1 profile            (--profile crawler --form surt)
-    crawler_www_surt  after crawler@1 plus strip-www          (closest to the package)
+    crawler_www_surt  after crawler@1 plus strip-www
+    ia_like_surt      after the rules file of docs/surt.md    (closest to the package:
+                      crawler@1 + strip-www + trailing-slash remove + sort-params)
 
 It then computes `surt.surt(input)` with the package's defaults for every line and
 compares it with the chosen variant (default: crawler_www_surt). Every difference is
@@ -213,12 +215,15 @@ def explain(ours, theirs):
     """The smallest set of classes (at most three, tried in order of size) that makes the
     two agree; failing that, all classes that change something, pruned; None if even that
     does not make them agree."""
+    # A class is worth trying if it changes something on its own, or once all the others
+    # have run (a fragment hides a trailing slash until it is dropped).
     names = [c[0] for c in CLASSES]
+    everything = apply(names, ours, theirs)
     useful = [
         n
         for n in names
         if apply([n], ours, theirs) != (ours, theirs)
-        or next(c[2] for c in CLASSES if c[0] == n) == "both"
+        or apply([m for m in names if m != n], ours, theirs) != everything
     ]
     for k in (1, 2, 3):
         for combo in itertools.combinations(useful, k):
@@ -290,7 +295,7 @@ def main():
     ap.add_argument(
         "--variant",
         default="crawler_www_surt",
-        choices=["surt", "crawler_surt", "crawler_www_surt"],
+        choices=["surt", "crawler_surt", "crawler_www_surt", "ia_like_surt"],
     )
     ap.add_argument("--examples", type=int, default=3)
     ap.add_argument("corpora", nargs="*", help="corpus names (default: all)")

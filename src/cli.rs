@@ -3,7 +3,8 @@
 //! one call to [`main`].
 
 use std::io::{self, IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -14,6 +15,7 @@ use crate::error::Error;
 use crate::input::Input;
 use crate::normalize::{Form, Level, Normalizer, Options};
 use crate::parse::{self, Grammar, IriRef};
+use crate::protocol::Rules;
 use crate::resolve;
 
 /// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
@@ -45,12 +47,14 @@ enum LevelArg {
     String,
     Syntax,
     Scheme,
+    Protocol,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum FormArg {
     Uri,
     Iri,
+    Surt,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -114,9 +118,10 @@ struct SharedArgs {
 
 #[derive(Args, Debug)]
 struct NormalizeArgs {
-    /// The rung of the comparison ladder.
-    #[arg(long, value_enum, default_value = "scheme")]
-    level: LevelArg,
+    /// The rung of the comparison ladder [default: scheme, or protocol with --rules or
+    /// --profile].
+    #[arg(long, value_enum)]
+    level: Option<LevelArg>,
     /// The form of the key.
     #[arg(long, value_enum, default_value = "uri")]
     form: FormArg,
@@ -132,6 +137,15 @@ struct NormalizeArgs {
     /// Reject relative references instead of normalizing them alone.
     #[arg(long)]
     absolute: bool,
+    /// Protocol-rung rules from a TOML file (see docs/protocol.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
+    rules: Option<PathBuf>,
+    /// A built-in versioned rule profile: `crawler` (the newest) or `crawler@1`.
+    #[arg(long, value_name = "NAME")]
+    profile: Option<String>,
+    /// With --form surt, write the scheme too (`http://(com,example,)/`).
+    #[arg(long)]
+    surt_scheme: bool,
     /// For each record, print the steps that changed it (sequential, human-readable).
     #[arg(long)]
     explain: bool,
@@ -192,20 +206,33 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Normalize(a) => {
+            let rules = load_rules(a.rules.as_deref(), a.profile.as_deref())?;
+            let level = match (a.level, rules.is_some()) {
+                (None, false) => Level::Scheme,
+                (None, true) | (Some(LevelArg::Protocol), true) => Level::Protocol,
+                (Some(LevelArg::Protocol), false) => {
+                    return Err("--level protocol needs --rules FILE or --profile NAME".into())
+                }
+                (Some(_), true) => {
+                    return Err("--rules and --profile apply only at --level protocol".into())
+                }
+                (Some(LevelArg::String), false) => Level::String,
+                (Some(LevelArg::Syntax), false) => Level::Syntax,
+                (Some(LevelArg::Scheme), false) => Level::Scheme,
+            };
             let options = Options {
-                level: match a.level {
-                    LevelArg::String => Level::String,
-                    LevelArg::Syntax => Level::Syntax,
-                    LevelArg::Scheme => Level::Scheme,
-                },
+                level,
                 form: match a.form {
                     FormArg::Uri => Form::Uri,
                     FormArg::Iri => Form::Iri,
+                    FormArg::Surt => Form::Surt,
                 },
                 drop_fragment: a.drop_fragment,
                 nfc: a.nfc,
                 absolute: a.absolute,
                 base: a.base,
+                rules: rules.map(Arc::new),
+                surt_scheme: a.surt_scheme,
             };
             let normalizer =
                 Normalizer::new(options).map_err(|e| format!("--base: {e}"))?;
@@ -269,6 +296,23 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Compare(a) => compare(&a.a, &a.b),
     }
+}
+
+/// Loads protocol rules from a file or a built-in profile (at most one is given).
+fn load_rules(file: Option<&Path>, profile: Option<&str>) -> Result<Option<Rules>, String> {
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        return Rules::from_toml(&text)
+            .map(Some)
+            .map_err(|e| format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.message));
+    }
+    if let Some(name) = profile {
+        return Rules::profile(name).map(Some).ok_or_else(|| {
+            let names: Vec<_> = Rules::profile_names().collect();
+            format!("unknown profile {name:?}; built-in profiles: {}", names.join(", "))
+        });
+    }
+    Ok(None)
 }
 
 /// The lowest rung at which `a` and `b` have the same key.

@@ -12,8 +12,9 @@
 //!        └───────────────────── free chunks ◀─────────────────────┘
 //! ```
 //!
-//! 1. The **reader** fills a [`Chunk`] with about `chunk_size` bytes that end on a line
-//!    boundary (the unfinished last line moves on to the next chunk) and numbers it.
+//! 1. The **reader** fills a chunk (a reused buffer) with about `chunk_size` bytes that end
+//!    on a line boundary (the unfinished last line moves on to the next chunk) and numbers
+//!    it.
 //! 2. A **worker** validates the whole chunk as UTF-8 at once (falling back to one line at a
 //!    time only when that fails, so a bad line never affects its neighbours), prepares and
 //!    runs the operation on every record, and formats all the results into the chunk's one
@@ -35,10 +36,12 @@
 //! each input is dropped. An empty line is a record (an invalid one: `empty`). A record of
 //! more than `max_line_bytes` bytes is invalid (`too-long`, column 0).
 
+use std::any::Any;
 use std::collections::HashSet;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read, Write};
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
 use std::time::Instant;
@@ -89,9 +92,9 @@ const SKIP_READ: usize = 64 * 1024;
 /// The size a chunk's input buffer starts at; it doubles up to what the chunk needs.
 const FIRST_BUFFER: usize = 64 * 1024;
 
-/// The most bytes of chunk buffers the engine aims to keep in flight (input side), as long
-/// as each worker still gets a chunk; see [`chunks_in_flight`].
-const IN_FLIGHT_BYTES: usize = 24 * 1024 * 1024;
+/// The most bytes of chunk buffers (input and output) the engine aims to keep in flight, as
+/// long as each worker still gets a chunk; see [`chunks_in_flight`].
+const IN_FLIGHT_BYTES: usize = 48 * 1024 * 1024;
 
 /// What to do with an invalid record (`--on-error`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -334,7 +337,7 @@ impl<'a> Engine<'a> {
         let started = Instant::now();
         let threads = self.threads();
         let chunk_size = self.options.chunk_size.max(1);
-        let in_flight = chunks_in_flight(threads, chunk_size);
+        let in_flight = chunks_in_flight(threads, chunk_size, self.options.output);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("irinorm-worker-{i}"))
@@ -421,7 +424,15 @@ impl<'a> Engine<'a> {
             if stop.load(Ordering::Relaxed) {
                 break;
             }
-            self.process(&mut chunk, &mut scratch);
+            // A panic (a bug in the operation) is passed to the writer, which re-raises it
+            // on the calling thread; left here, it would leave the other stages waiting.
+            let processed = panic::catch_unwind(AssertUnwindSafe(|| {
+                self.process(&mut chunk, &mut scratch);
+            }));
+            if let Err(payload) = processed {
+                chunk.report.panic = Some(payload);
+                stop.store(true, Ordering::Relaxed);
+            }
             if done.send(chunk).is_err() {
                 break;
             }
@@ -569,13 +580,21 @@ impl<'a> Engine<'a> {
 
 /// How many chunks a run keeps in flight: `2 × threads + 2` (one being read, one being
 /// written, and for each worker one being processed and one waiting), reduced towards
-/// `threads + 2` when that many chunks would hold more than 24 MiB of input.
+/// `threads + 2` when that many chunks would take more than 48 MiB.
 ///
-/// Peak memory is about this number times (chunk size + its output size), plus the
-/// per-thread scratch buffers, whatever the size of the input.
-pub fn chunks_in_flight(threads: usize, chunk_size: usize) -> usize {
+/// A chunk takes its input (`chunk_size`) plus its formatted output, estimated from the
+/// output form: about as large as the input for keys, twice for tsv, four times for jsonl.
+/// Peak memory is about this number of chunks times that, plus per-thread scratch buffers,
+/// whatever the size of the input.
+pub fn chunks_in_flight(threads: usize, chunk_size: usize, output: OutputMode) -> usize {
     let threads = threads.max(1);
-    let by_memory = IN_FLIGHT_BYTES / chunk_size.max(1);
+    let output_factor = match output {
+        OutputMode::Key => 1,
+        OutputMode::Tsv => 2,
+        OutputMode::Jsonl => 4,
+    };
+    let per_chunk = chunk_size.max(1).saturating_mul(1 + output_factor);
+    let by_memory = IN_FLIGHT_BYTES / per_chunk;
     (2 * threads + 2).min(by_memory.max(threads + 2))
 }
 
@@ -681,6 +700,8 @@ struct Report {
     /// With [`OnError::Fail`], the first invalid record: the worker stopped there, so the
     /// chunk's output holds exactly the records before it.
     failure: Option<Diagnostic>,
+    /// The payload of a panic raised while the chunk was processed.
+    panic: Option<Box<dyn Any + Send>>,
 }
 
 impl Report {
@@ -689,6 +710,7 @@ impl Report {
         self.spans.clear();
         self.diagnostics.clear();
         self.failure = None;
+        self.panic = None;
     }
 }
 
@@ -1010,6 +1032,8 @@ impl<W: Write> Writer<'_, W> {
         result
     }
 
+    /// The body of [`Writer::run`]: reorders, emits and recycles chunks until the workers
+    /// are done, then counts the diagnostics not shown and flushes the output.
     fn drain(
         &mut self,
         in_flight: usize,
@@ -1021,7 +1045,11 @@ impl<W: Write> Writer<'_, W> {
         // each its own slot.
         let mut waiting: Vec<Option<Chunk>> = (0..in_flight).map(|_| None).collect();
         let mut next = 0u64;
-        for chunk in done.iter() {
+        for mut chunk in done.iter() {
+            if let Some(payload) = chunk.report.panic.take() {
+                // Unwinding drops the channels, which lets the other stages end.
+                panic::resume_unwind(payload);
+            }
             let slot = (chunk.seq % in_flight as u64) as usize;
             debug_assert!(waiting[slot].is_none());
             waiting[slot] = Some(chunk);
@@ -1156,11 +1184,14 @@ mod tests {
 
     #[test]
     fn chunks_in_flight_stay_bounded() {
-        assert_eq!(chunks_in_flight(1, 1 << 20), 4);
-        assert_eq!(chunks_in_flight(4, 1 << 20), 10);
-        assert_eq!(chunks_in_flight(16, 1 << 20), 24);
-        assert_eq!(chunks_in_flight(64, 1 << 20), 66);
-        assert_eq!(chunks_in_flight(4, 1), 10);
+        let key = OutputMode::Key;
+        assert_eq!(chunks_in_flight(1, 1 << 20, key), 4);
+        assert_eq!(chunks_in_flight(4, 1 << 20, key), 10);
+        assert_eq!(chunks_in_flight(16, 1 << 20, key), 24);
+        assert_eq!(chunks_in_flight(64, 1 << 20, key), 66);
+        assert_eq!(chunks_in_flight(4, 1, key), 10);
+        assert_eq!(chunks_in_flight(8, 1 << 20, OutputMode::Jsonl), 10);
+        assert_eq!(chunks_in_flight(8, 1 << 20, OutputMode::Tsv), 16);
     }
 
     #[test]

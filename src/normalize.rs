@@ -21,6 +21,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -28,6 +29,8 @@ use crate::error::{Error, ErrorKind};
 use crate::host::{self, HostForm};
 use crate::parse::{HostKind, IriRef};
 use crate::path;
+use crate::protocol::Rules;
+use crate::surt;
 use crate::percent::{self, Recode};
 use crate::resolve;
 use crate::scheme::{self, SchemeRule, Special};
@@ -42,6 +45,9 @@ pub enum Level {
     /// Scheme-based normalization (§5.3.3), the default.
     #[default]
     Scheme,
+    /// Protocol-based normalization (§5.3.4): the scheme rung, then the configured
+    /// [`Rules`] (crawler heuristics; see [`crate::protocol`]).
+    Protocol,
 }
 
 impl Level {
@@ -51,6 +57,7 @@ impl Level {
             Level::String => "string",
             Level::Syntax => "syntax",
             Level::Scheme => "scheme",
+            Level::Protocol => "protocol",
         }
     }
 }
@@ -63,6 +70,9 @@ pub enum Form {
     Uri,
     /// Percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows; DNS hosts as U-labels.
     Iri,
+    /// The SURT of the `uri` key (host labels reversed and comma-joined, `)` before the
+    /// path, lowercased), as web-archive indexes sort by; see [`crate::surt`].
+    Surt,
 }
 
 /// What a [`Normalizer`] does.
@@ -82,6 +92,10 @@ pub struct Options {
     pub absolute: bool,
     /// Resolve relative references against this absolute IRI first (RFC 3986 §5.2).
     pub base: Option<String>,
+    /// The rules of the protocol rung (used at [`Level::Protocol`]; none means no rule).
+    pub rules: Option<Arc<Rules>>,
+    /// With [`Form::Surt`], write the scheme too (`http://(com,example,)/`).
+    pub surt_scheme: bool,
 }
 
 /// One change that a rule made to a record, as reported by [`Normalizer::explain`].
@@ -116,6 +130,12 @@ struct Scratch {
     resolved: String,
     /// A path after percent-encoding normalization, before dot removal.
     path: String,
+    /// The scheme-rung key, before protocol rules or the SURT transform.
+    key: String,
+    /// The key after the protocol rules.
+    after: String,
+    /// The names of the protocol rules that fired.
+    fired: Vec<&'static str>,
 }
 
 thread_local! {
@@ -244,11 +264,17 @@ impl Normalizer {
         let o = &self.options;
         // Validate the record as it was given, so columns refer to the input.
         let mut view = IriRef::parse(input)?;
-        if o.nfc && o.level >= Level::Syntax && !input.is_ascii() {
-            scratch.nfc.clear();
-            scratch.nfc.extend(input.nfc());
-            note(&mut trace, "record", "nfc", input, &scratch.nfc);
-            view = IriRef::parse(&scratch.nfc)?;
+        if o.nfc && o.level >= Level::Syntax && (!input.is_ascii() || input.contains('%')) {
+            // NFC applies to the characters the record stands for, so percent-encoded UTF-8
+            // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise
+            // an IRI-form key, which shows those characters raw, would not be stable.
+            let decoded = crate::convert::to_iri(input)?;
+            if !decoded.is_ascii() {
+                scratch.nfc.clear();
+                scratch.nfc.extend(decoded.nfc());
+                note(&mut trace, "record", "nfc", input, &scratch.nfc);
+                view = IriRef::parse(&scratch.nfc)?;
+            }
         }
         if !view.is_absolute() {
             if let Some(base) = &o.base {
@@ -286,7 +312,29 @@ impl Normalizer {
             note(&mut trace, "fragment", "drop-fragment", text, &text[..end]);
             return Ok(());
         }
-        self.write_key(&view, out, &mut scratch.path, &mut trace);
+        let post = (o.level == Level::Protocol && o.rules.is_some()) || o.form == Form::Surt;
+        if !post {
+            self.write_key(&view, out, &mut scratch.path, &mut trace);
+            return Ok(());
+        }
+        scratch.key.clear();
+        self.write_key(&view, &mut scratch.key, &mut scratch.path, &mut trace);
+        if let (Some(rules), Level::Protocol) = (&o.rules, o.level) {
+            scratch.fired.clear();
+            scratch.after.clear();
+            rules.apply(&scratch.key, &mut scratch.after, &mut scratch.fired);
+            for rule in &scratch.fired {
+                note(&mut trace, "protocol", rule, &scratch.key, &scratch.after);
+            }
+            std::mem::swap(&mut scratch.key, &mut scratch.after);
+        }
+        if o.form == Form::Surt {
+            let start = out.len();
+            surt::write_surt(&scratch.key, o.surt_scheme, out);
+            note(&mut trace, "record", "surt", &scratch.key, &out[start..]);
+        } else {
+            out.push_str(&scratch.key);
+        }
         Ok(())
     }
 
@@ -395,7 +443,7 @@ impl Normalizer {
                 let mut done = false;
                 if let Some(r) = rule.filter(|r| r.dns_host) {
                     let form = match self.options.form {
-                        Form::Uri => HostForm::Ascii,
+                        Form::Uri | Form::Surt => HostForm::Ascii,
                         Form::Iri => HostForm::Unicode,
                     };
                     let ok = match form {
@@ -630,6 +678,27 @@ mod tests {
             key(Level::Scheme, Form::Iri, "http://XN--BCHER-KVA.example/"),
             "http://bücher.example/"
         );
+    }
+
+    #[test]
+    fn nfc_is_applied_to_encoded_characters_too_and_is_stable() {
+        for form in [Form::Uri, Form::Iri] {
+            let n = Normalizer::new(Options {
+                nfc: true,
+                form,
+                ..Options::default()
+            })
+            .unwrap();
+            let a = n.normalize("http://a/e%CC%81").unwrap().into_owned();
+            let b = n.normalize("http://a/e\u{301}").unwrap().into_owned();
+            let c = n.normalize("http://a/\u{e9}").unwrap().into_owned();
+            assert_eq!(a, b);
+            assert_eq!(a, c);
+            assert_eq!(n.normalize(&a).unwrap(), a, "idempotent");
+        }
+        // Without --nfc the decomposed spelling stays a different key (RFC 3987 §5.3.2.2).
+        let n = Normalizer::new(Options::default()).unwrap();
+        assert_ne!(n.normalize("http://a/e%CC%81").unwrap(), n.normalize("http://a/%C3%A9").unwrap());
     }
 
     #[test]

@@ -439,7 +439,13 @@ fn compile_pattern(p: &str, match_case: bool) -> Result<String, String> {
 /// `*`-glob match of `s` against pattern `p`; with `ci`, `p` is lowercase and `s` is
 /// compared ASCII case-insensitively. Linear in practice (single-star backtracking).
 fn glob_match(p: &[u8], s: &[u8], ci: bool) -> bool {
-    let eq = |a: u8, b: u8| if ci { a == b.to_ascii_lowercase() } else { a == b };
+    let eq = |a: u8, b: u8| {
+        if ci {
+            a == b.to_ascii_lowercase()
+        } else {
+            a == b
+        }
+    };
     let (mut pi, mut si) = (0usize, 0usize);
     let mut star: Option<usize> = None;
     let mut mark = 0usize;
@@ -783,12 +789,11 @@ impl Rules {
     /// Stage 1: trailing dots and `www` labels, until the host stops changing. The result
     /// is always a suffix of a prefix of `host`.
     fn host_stage<'k>(&self, mut host: &'k str, fired: &mut Vec<&'static str>) -> &'k str {
-        if !self.rules.iter().any(|r| {
-            matches!(
-                r.action,
-                Action::StripTrailingDot | Action::StripWww { .. }
-            )
-        }) {
+        if !self
+            .rules
+            .iter()
+            .any(|r| matches!(r.action, Action::StripTrailingDot | Action::StripWww { .. }))
+        {
             return host;
         }
         loop {
@@ -967,6 +972,7 @@ impl Rules {
                     .split('&')
                     .filter(|p| keep(p, &mut dropped_by_drop, &mut dropped_by_keep))
                     .collect();
+                fire_filters(fired, dropped_by_drop, dropped_by_keep);
                 let sorted_already = kept
                     .windows(2)
                     .all(|w| param_name(w[0]) <= param_name(w[1]));
@@ -991,12 +997,7 @@ impl Rules {
                         out.push_str(p);
                     }
                 }
-            }
-            if dropped_by_drop {
-                fire(fired, "drop-params");
-            }
-            if dropped_by_keep {
-                fire(fired, "keep-params");
+                fire_filters(fired, dropped_by_drop, dropped_by_keep);
             }
         }
         if drop_empty && out.len() == start + 1 {
@@ -1009,6 +1010,15 @@ impl Rules {
 /// The name of a query parameter: the text before its first `=`.
 fn param_name(p: &str) -> &str {
     p.find('=').map_or(p, |i| &p[..i])
+}
+
+fn fire_filters(fired: &mut Vec<&'static str>, by_drop: bool, by_keep: bool) {
+    if by_drop {
+        fire(fired, "drop-params");
+    }
+    if by_keep {
+        fire(fired, "keep-params");
+    }
 }
 
 fn fire(fired: &mut Vec<&'static str>, name: &'static str) {
@@ -1036,8 +1046,8 @@ fn lowercase_path(path: &str) -> String {
 /// Second-level labels that, under a two-letter country code, usually form a public suffix
 /// (`co.uk`, `com.au`, `ac.jp`, `ne.jp`, `gob.mx`, `gouv.fr`): `www.` before them is kept.
 const CC_SECOND_LEVEL: &[&str] = &[
-    "ac", "co", "com", "edu", "go", "gob", "gouv", "gov", "ltd", "mil", "ne", "net", "nic", "nom",
-    "or", "org", "plc", "sch",
+    "ac", "co", "com", "edu", "go", "gob", "gouv", "gov", "ltd", "mil", "ne", "net", "nom", "or",
+    "org", "plc", "sch",
 ];
 
 /// The host without its leading `www` label, when [`Action::StripWww`] allows it.
@@ -1115,7 +1125,11 @@ impl RulesError {
 
 impl fmt::Display for RulesError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
     }
 }
 
@@ -1255,7 +1269,8 @@ impl RawRule {
             };
             let mut compiled = Vec::new();
             for n in names.get_ref() {
-                compiled.push(compile_pattern(n.get_ref(), match_case).map_err(|m| err(n.span(), m))?);
+                compiled
+                    .push(compile_pattern(n.get_ref(), match_case).map_err(|m| err(n.span(), m))?);
             }
             Ok(ParamFilter {
                 names: compiled,
@@ -1271,11 +1286,18 @@ impl RawRule {
             "drop-empty-query" => Action::DropEmptyQuery,
             "drop-path-params" => {
                 let f = filter()?;
-                for (n, raw) in f.names.iter().zip(self.names.iter().flat_map(|l| l.get_ref())) {
+                for (n, raw) in f
+                    .names
+                    .iter()
+                    .zip(self.names.iter().flat_map(|l| l.get_ref()))
+                {
                     if n.contains([';', '/', '?']) {
                         return Err(err(
                             raw.span(),
-                            format!("`{}`: a path parameter name cannot contain ';', '/' or '?'", raw.get_ref()),
+                            format!(
+                                "`{}`: a path parameter name cannot contain ';', '/' or '?'",
+                                raw.get_ref()
+                            ),
                         ));
                     }
                 }
@@ -1300,7 +1322,9 @@ impl RawRule {
                     other => {
                         return Err(err(
                             p.span(),
-                            format!("unknown policy `{other}`, expected \"add\", \"remove\" or \"keep\""),
+                            format!(
+                            "unknown policy `{other}`, expected \"add\", \"remove\" or \"keep\""
+                        ),
                         ))
                     }
                 })

@@ -8,7 +8,7 @@ use std::io::{self, Cursor, Read, Write};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use engine_common::{assert_same, describe, reference, run_engine, upper};
+use engine_common::{assert_same, check, describe, reference, run_engine, upper};
 use irinorm::engine::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
 use irinorm::input::Input;
 use irinorm::ErrorKind;
@@ -195,7 +195,10 @@ fn files_are_read_in_order_with_line_numbers_per_file() {
     let b_name = b.display().to_string();
     assert_eq!(
         String::from_utf8(diagnostics).unwrap(),
-        format!("irinorm: {a_name}:2:1: syntax: no x allowed\nirinorm: {b_name}:1:1: syntax: no x allowed\n")
+        format!(
+            "irinorm: {a_name}:2:1: syntax: no x allowed\n\
+             irinorm: {b_name}:1:1: syntax: no x allowed\n"
+        )
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -384,15 +387,34 @@ fn diagnostics_are_capped_with_a_count_of_the_rest() {
         .is_empty());
 }
 
-/// An endless supply of lines.
-struct Endless(u64);
+/// An endless supply of lines, `http://example.com/N`, handed out in pieces of whatever
+/// size is asked for.
+struct Endless {
+    next: u64,
+    line: Vec<u8>,
+    offset: usize,
+}
+
+impl Endless {
+    fn new() -> Self {
+        Endless {
+            next: 0,
+            line: Vec::new(),
+            offset: 0,
+        }
+    }
+}
 
 impl Read for Endless {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let line = format!("http://example.com/{}\n", self.0);
-        self.0 += 1;
-        let n = line.len().min(buf.len());
-        buf[..n].copy_from_slice(&line.as_bytes()[..n]);
+        if self.offset == self.line.len() {
+            self.line = format!("http://example.com/{}\n", self.next).into_bytes();
+            self.next += 1;
+            self.offset = 0;
+        }
+        let n = (self.line.len() - self.offset).min(buf.len());
+        buf[..n].copy_from_slice(&self.line[self.offset..self.offset + n]);
+        self.offset += n;
         Ok(n)
     }
 }
@@ -435,7 +457,7 @@ fn a_closed_output_ends_the_run_quietly() {
                 written: 0,
                 limit: 1000,
             };
-            Engine::new(&upper, options(threads, chunk_size)).run(Endless(0), out)
+            Engine::new(&upper, options(threads, chunk_size)).run(Endless::new(), out)
         });
         match result {
             Err(e @ RunError::BrokenPipe) => assert_eq!(e.exit_code(), 0),
@@ -460,10 +482,66 @@ impl Write for FullDisk {
 #[test]
 fn other_output_errors_are_reported() {
     let result = within(60, || {
-        Engine::new(&upper, options(2, 4096)).run(Endless(0), FullDisk)
+        Engine::new(&upper, options(2, 4096)).run(Endless::new(), FullDisk)
     });
     match result {
         Err(e @ RunError::Output(_)) => assert_eq!(e.exit_code(), 2),
         other => panic!("expected an output error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_panicking_operation_panics_the_run_instead_of_hanging() {
+    for (threads, chunk_size) in [(1, 1), (4, 16), (2, 1 << 20)] {
+        let result = within(60, move || {
+            let op = |record: &str, out: &mut String| {
+                if record == "http://example.com/500" {
+                    panic!("operation bug");
+                }
+                upper(record, out)
+            };
+            std::panic::catch_unwind(|| {
+                Engine::new(&op, options(threads, chunk_size)).run(Endless::new(), io::sink())
+            })
+        });
+        let payload = result.expect_err("the run should panic");
+        assert_eq!(payload.downcast_ref::<&str>(), Some(&"operation bug"));
+    }
+}
+
+#[test]
+fn too_long_prefixes_at_the_prefix_boundary() {
+    // Lines around 256 bytes (the kept prefix), with and without CR, over a limit of 100.
+    let mut data = Vec::new();
+    for len in [101, 102, 255, 256, 257, 258] {
+        for ending in [&b"\n"[..], b"\r\n"] {
+            data.extend(vec![b'a'; len - 1]);
+            data.push(b'z');
+            data.extend(ending);
+        }
+    }
+    data.extend(vec![b'b'; 256]);
+    data.push(b'\r');
+    // Short reads keep the reader skipping line after line (a long read would bring the
+    // following lines in whole, for the workers to judge).
+    for chop in [&[][..], &[1], &[3, 50], &[300]] {
+        for (threads, chunk_size) in [(1, 1), (2, 7), (2, 100), (3, 4096)] {
+            for output in [OutputMode::Tsv, OutputMode::Jsonl] {
+                let options = EngineOptions {
+                    max_line_bytes: 100,
+                    output,
+                    ..options(threads, chunk_size)
+                };
+                let inputs = [("t", &data[..])];
+                let label = format!("{} reads {chop:?}", describe(&options));
+                check(
+                    &options,
+                    &inputs,
+                    chop,
+                    &reference(&options, &inputs),
+                    &label,
+                );
+            }
+        }
     }
 }

@@ -47,19 +47,28 @@ fn drop_params_by_name_and_glob() {
         ("http://h/p?x=1&y".to_owned(), vec!["drop-params"])
     );
     // Case-insensitive by default.
-    assert_eq!(ap(&r, "http://h/?UTM_Source=a&GCLID=1&b=2"), "http://h/?b=2");
+    assert_eq!(
+        ap(&r, "http://h/?UTM_Source=a&GCLID=1&b=2"),
+        "http://h/?b=2"
+    );
     // Only the name counts, not a value that looks like one.
     assert_eq!(ap(&r, "http://h/?x=utm_source"), "http://h/?x=utm_source");
     // `utm_*` needs the underscore.
     assert_eq!(ap(&r, "http://h/?utm=1"), "http://h/?utm=1");
     // Nothing fired when nothing changed.
-    assert_eq!(apply(&r, "http://h/?a=1"), ("http://h/?a=1".to_owned(), vec![]));
+    assert_eq!(
+        apply(&r, "http://h/?a=1"),
+        ("http://h/?a=1".to_owned(), vec![])
+    );
 }
 
 #[test]
 fn drop_params_match_case() {
     let r = one("kind = \"drop-params\"\nnames = [\"Sid\"]\nmatch-case = true");
-    assert_eq!(ap(&r, "http://h/?Sid=1&sid=2&SID=3"), "http://h/?sid=2&SID=3");
+    assert_eq!(
+        ap(&r, "http://h/?Sid=1&sid=2&SID=3"),
+        "http://h/?sid=2&SID=3"
+    );
 }
 
 #[test]
@@ -123,6 +132,21 @@ fn question_a_and_a_equals_stay_different() {
     assert_eq!(ap(&r, "http://h/?b=&a"), "http://h/?a&b=");
     // Both are dropped by name.
     assert_eq!(ap(&r, "http://h/?x&x=&y"), "http://h/?y");
+    // `--explain` names follow the stage order: filters, then sorting, then the empty query.
+    assert_eq!(
+        apply(&r, "http://h/?x=1&b&a"),
+        (
+            "http://h/?a&b".to_owned(),
+            vec!["drop-params", "sort-params"]
+        )
+    );
+    assert_eq!(
+        apply(&r, "http://h/?x=1"),
+        (
+            "http://h/".to_owned(),
+            vec!["drop-params", "drop-empty-query"]
+        )
+    );
 }
 
 #[test]
@@ -132,7 +156,10 @@ fn fragment_is_not_a_query() {
         ap(&r, "http://h/p?utm_a=1#utm_source=x"),
         "http://h/p?#utm_source=x"
     );
-    assert_eq!(ap(&r, "http://h/p#?utm_source=x"), "http://h/p#?utm_source=x");
+    assert_eq!(
+        ap(&r, "http://h/p#?utm_source=x"),
+        "http://h/p#?utm_source=x"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -150,7 +177,10 @@ fn keep_list() {
         )
     );
     // Out of scope: untouched.
-    assert_eq!(ap(&r, "http://other.example/?ref=x"), "http://other.example/?ref=x");
+    assert_eq!(
+        ap(&r, "http://other.example/?ref=x"),
+        "http://other.example/?ref=x"
+    );
     // Everything dropped leaves `?` (no drop-empty-query rule here).
     assert_eq!(ap(&r, "http://shop.example/?a=1"), "http://shop.example/?");
 }
@@ -160,12 +190,21 @@ fn sort_is_stable_by_name() {
     let r = one("kind = \"sort-params\"");
     assert_eq!(
         apply(&r, "http://h/?b=1&a=2&a=1&c&b=0"),
-        ("http://h/?a=2&a=1&b=1&b=0&c".to_owned(), vec!["sort-params"])
+        (
+            "http://h/?a=2&a=1&b=1&b=0&c".to_owned(),
+            vec!["sort-params"]
+        )
     );
     // Repeated names keep their order even when already grouped.
-    assert_eq!(apply(&r, "http://h/?a=2&a=1"), ("http://h/?a=2&a=1".to_owned(), vec![]));
+    assert_eq!(
+        apply(&r, "http://h/?a=2&a=1"),
+        ("http://h/?a=2&a=1".to_owned(), vec![])
+    );
     // Byte order of the name as written: uppercase before lowercase, `%` before letters.
-    assert_eq!(ap(&r, "http://h/?a=1&B=2&%C3%A9=3"), "http://h/?%C3%A9=3&B=2&a=1");
+    assert_eq!(
+        ap(&r, "http://h/?a=1&B=2&%C3%A9=3"),
+        "http://h/?%C3%A9=3&B=2&a=1"
+    );
     // Empty parameters have the empty name and come first.
     assert_eq!(ap(&r, "http://h/?b&&a"), "http://h/?&a&b");
     // The value is never compared.
@@ -212,10 +251,7 @@ fn jsessionid_path_parameter() {
         )
     );
     // Case variants and a route suffix with a hyphen.
-    assert_eq!(
-        ap(&r, "http://h/a;JSESSIONID=ABC-route.x"),
-        "http://h/a"
-    );
+    assert_eq!(ap(&r, "http://h/a;JSESSIONID=ABC-route.x"), "http://h/a");
     assert_eq!(ap(&r, "http://h/a;JSessionId=abc"), "http://h/a");
     // Any segment; other matrix parameters stay, in order.
     assert_eq!(
@@ -267,23 +303,42 @@ fn www_stripping_and_its_guards() {
         ("http://example.com/".to_owned(), vec!["strip-www"])
     );
     // `www.com` and the like keep their `www`.
-    for host in ["www.com", "www.example", "www.co.uk", "www.com.au", "www", "www.1.2.3.4"] {
+    for host in [
+        "www.com",
+        "www.example",
+        "www.co.uk",
+        "www.com.au",
+        "www",
+        "www.1.2.3.4",
+    ] {
         let k = format!("http://{host}/");
         assert_eq!(ap(&r, &k), k, "{host}");
     }
     assert_eq!(ap(&r, "http://www.example.co.uk/"), "http://example.co.uk/");
     // `www2` is not `www` by default ...
-    assert_eq!(ap(&r, "http://www2.example.com/"), "http://www2.example.com/");
+    assert_eq!(
+        ap(&r, "http://www2.example.com/"),
+        "http://www2.example.com/"
+    );
     // ... but is with `numbered = true`.
     let n = one("kind = \"strip-www\"\nnumbered = true");
     assert_eq!(ap(&n, "http://www2.example.com/"), "http://example.com/");
     assert_eq!(ap(&n, "http://www10.example.com/"), "http://example.com/");
-    assert_eq!(ap(&n, "http://wwwx.example.com/"), "http://wwwx.example.com/");
+    assert_eq!(
+        ap(&n, "http://wwwx.example.com/"),
+        "http://wwwx.example.com/"
+    );
     assert_eq!(ap(&n, "http://www2.com/"), "http://www2.com/");
     // Repeated labels go in one application (idempotence), the trailing dot stays.
-    assert_eq!(ap(&r, "http://www.www.example.com./"), "http://example.com./");
+    assert_eq!(
+        ap(&r, "http://www.www.example.com./"),
+        "http://example.com./"
+    );
     // Userinfo and port are kept.
-    assert_eq!(ap(&r, "http://u@www.example.com:81/"), "http://u@example.com:81/");
+    assert_eq!(
+        ap(&r, "http://u@www.example.com:81/"),
+        "http://u@example.com:81/"
+    );
     // IDN hosts in either form.
     assert_eq!(ap(&r, "http://www.bücher.de/"), "http://bücher.de/");
 }
@@ -323,8 +378,14 @@ fn trailing_slash_policies() {
         "version = 1\n[[rule]]\nkind = \"trailing-slash\"\npolicy = \"keep\"\nhosts = [\"keep.example\"]\n\
          [[rule]]\nkind = \"trailing-slash\"\npolicy = \"remove\"",
     );
-    assert_eq!(ap(&both, "http://keep.example/a/"), "http://keep.example/a/");
-    assert_eq!(ap(&both, "http://other.example/a/"), "http://other.example/a");
+    assert_eq!(
+        ap(&both, "http://keep.example/a/"),
+        "http://keep.example/a/"
+    );
+    assert_eq!(
+        ap(&both, "http://other.example/a/"),
+        "http://other.example/a"
+    );
 }
 
 #[test]
@@ -337,7 +398,10 @@ fn lowercase_path_for_listed_hosts() {
             vec!["lowercase-path"]
         )
     );
-    assert_eq!(ap(&r, "http://other.example/Docs"), "http://other.example/Docs");
+    assert_eq!(
+        ap(&r, "http://other.example/Docs"),
+        "http://other.example/Docs"
+    );
     // Without hosts it is an error.
     let e = Rules::from_toml("version = 1\n[[rule]]\nkind = \"lowercase-path\"\n").unwrap_err();
     assert_eq!(e.line, 2);
@@ -361,20 +425,43 @@ fn drop_fragment() {
 
 #[test]
 fn host_scopes() {
-    let r = one("kind = \"drop-params\"\nnames = [\"ref\"]\nhosts = [\"example.com\", \"*.example.org\"]");
+    let r = one(
+        "kind = \"drop-params\"\nnames = [\"ref\"]\nhosts = [\"example.com\", \"*.example.org\"]",
+    );
     assert_eq!(ap(&r, "http://example.com/?ref=1"), "http://example.com/?");
-    assert_eq!(ap(&r, "http://example.com./?ref=1"), "http://example.com./?");
-    assert_eq!(ap(&r, "http://www.example.com/?ref=1"), "http://www.example.com/?ref=1");
-    assert_eq!(ap(&r, "http://a.example.org/?ref=1"), "http://a.example.org/?");
-    assert_eq!(ap(&r, "http://a.b.example.org/?ref=1"), "http://a.b.example.org/?");
+    assert_eq!(
+        ap(&r, "http://example.com./?ref=1"),
+        "http://example.com./?"
+    );
+    assert_eq!(
+        ap(&r, "http://www.example.com/?ref=1"),
+        "http://www.example.com/?ref=1"
+    );
+    assert_eq!(
+        ap(&r, "http://a.example.org/?ref=1"),
+        "http://a.example.org/?"
+    );
+    assert_eq!(
+        ap(&r, "http://a.b.example.org/?ref=1"),
+        "http://a.b.example.org/?"
+    );
     // `*.example.org` does not match `example.org` itself, nor a look-alike suffix.
-    assert_eq!(ap(&r, "http://example.org/?ref=1"), "http://example.org/?ref=1");
-    assert_eq!(ap(&r, "http://badexample.org/?ref=1"), "http://badexample.org/?ref=1");
+    assert_eq!(
+        ap(&r, "http://example.org/?ref=1"),
+        "http://example.org/?ref=1"
+    );
+    assert_eq!(
+        ap(&r, "http://badexample.org/?ref=1"),
+        "http://badexample.org/?ref=1"
+    );
     // No host, no scoped rule.
     assert_eq!(ap(&r, "/a?ref=1"), "/a?ref=1");
     // IDN scopes match both forms of the host.
     let r = one("kind = \"drop-fragment\"\nhosts = [\"bücher.de\"]");
-    assert_eq!(ap(&r, "http://xn--bcher-kva.de/#x"), "http://xn--bcher-kva.de/");
+    assert_eq!(
+        ap(&r, "http://xn--bcher-kva.de/#x"),
+        "http://xn--bcher-kva.de/"
+    );
     assert_eq!(ap(&r, "http://bücher.de/#x"), "http://bücher.de/");
     // IP literals in any spelling of the pattern.
     let r = one("kind = \"drop-fragment\"\nhosts = [\"[2001:DB8:0::1]\", \"192.0.2.1\"]");
@@ -405,7 +492,10 @@ fn rules_built_in_code() {
         Rule::new(Action::TrailingSlash(SlashPolicy::Remove))
             .scoped(HostScope::new(&["*.example.com"]).unwrap()),
     ]);
-    assert_eq!(ap(&r, "http://a.example.com/x/?sid=abcd"), "http://a.example.com/x?");
+    assert_eq!(
+        ap(&r, "http://a.example.com/x/?sid=abcd"),
+        "http://a.example.com/x?"
+    );
     assert!(ParamFilter::new(&["a=b"]).is_err());
     assert!(ParamFilter::new::<&str>(&[]).is_err());
     assert!(HostScope::new(&["*"]).is_err());
@@ -427,7 +517,9 @@ fn rules_file_errors_have_line_numbers() {
     // Unknown top-level key.
     assert_eq!(err_line("version = 1\n\nfoo = 2\n").0, 3);
     // Missing and unsupported versions.
-    assert!(err_line("[[rule]]\nkind = \"sort-params\"\n").1.contains("version"));
+    assert!(err_line("[[rule]]\nkind = \"sort-params\"\n")
+        .1
+        .contains("version"));
     assert_eq!(err_line("\nversion = 7\n").0, 2);
     // Unknown kind.
     let (line, msg) = err_line("version = 1\n[[rule]]\nkind = \"sort-param\"\n");
@@ -443,10 +535,19 @@ fn rules_file_errors_have_line_numbers() {
     assert_eq!(line, 4);
     assert!(msg.contains("policy"), "{msg}");
     // Missing names (reported at the rule), empty names, a bad name, a bad host.
-    assert_eq!(err_line("version = 1\n[[rule]]\nkind = \"drop-params\"\n").0, 2);
-    assert_eq!(err_line("version = 1\n[[rule]]\nkind = \"drop-params\"\nnames = []\n").0, 4);
     assert_eq!(
-        err_line("version = 1\n[[rule]]\nkind = \"drop-params\"\nnames = [\n  \"ok\",\n  \"a&b\",\n]\n").0,
+        err_line("version = 1\n[[rule]]\nkind = \"drop-params\"\n").0,
+        2
+    );
+    assert_eq!(
+        err_line("version = 1\n[[rule]]\nkind = \"drop-params\"\nnames = []\n").0,
+        4
+    );
+    assert_eq!(
+        err_line(
+            "version = 1\n[[rule]]\nkind = \"drop-params\"\nnames = [\n  \"ok\",\n  \"a&b\",\n]\n"
+        )
+        .0,
         6
     );
     assert_eq!(
@@ -458,12 +559,18 @@ fn rules_file_errors_have_line_numbers() {
         4
     );
     // Wrong types and values.
-    assert_eq!(err_line("version = 1\n[[rule]]\nkind = \"strip-www\"\nnumbered = \"yes\"\n").0, 4);
+    assert_eq!(
+        err_line("version = 1\n[[rule]]\nkind = \"strip-www\"\nnumbered = \"yes\"\n").0,
+        4
+    );
     assert_eq!(
         err_line("version = 1\n[[rule]]\nkind = \"trailing-slash\"\npolicy = \"sometimes\"\n").0,
         4
     );
-    assert_eq!(err_line("version = 1\n[[rule]]\nkind = \"trailing-slash\"\n").0, 2);
+    assert_eq!(
+        err_line("version = 1\n[[rule]]\nkind = \"trailing-slash\"\n").0,
+        2
+    );
     // The Display form names the line.
     let e = Rules::from_toml("version = 1\n[[rule]]\nkind = 3\n").unwrap_err();
     assert!(e.to_string().starts_with("line 3"), "{e}");
@@ -473,7 +580,10 @@ fn rules_file_errors_have_line_numbers() {
 fn empty_rules_file_changes_nothing() {
     let r = toml("version = 1\n");
     assert!(r.is_empty());
-    assert_eq!(ap(&r, "http://www.example.com./?#"), "http://www.example.com./?#");
+    assert_eq!(
+        ap(&r, "http://www.example.com./?#"),
+        "http://www.example.com./?#"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -501,8 +611,14 @@ fn crawler_1_is_fetch_safe_only() {
             "http://www.example.com/a/?b=2&a=1",
         ),
         ("http://example.com/?", "http://example.com/"),
-        ("http://example.com/?fbclid=1&msclkid=2", "http://example.com/"),
-        ("http://example.com/A/?b=1&a=2", "http://example.com/A/?b=1&a=2"),
+        (
+            "http://example.com/?fbclid=1&msclkid=2",
+            "http://example.com/",
+        ),
+        (
+            "http://example.com/A/?b=1&a=2",
+            "http://example.com/A/?b=1&a=2",
+        ),
         ("http://example.com/a/", "http://example.com/a/"),
         ("http://www2.example.com/", "http://www2.example.com/"),
         (
@@ -513,7 +629,10 @@ fn crawler_1_is_fetch_safe_only() {
             "http://example.com/?PHPSESSID=x&ASPSESSIONIDQQ=y&jsessionid=z",
             "http://example.com/",
         ),
-        ("http://example.com/?sessionid=42", "http://example.com/?sessionid=42"),
+        (
+            "http://example.com/?sessionid=42",
+            "http://example.com/?sessionid=42",
+        ),
         (
             "http://example.com/?session_id=0123456789abcdefXYZ",
             "http://example.com/",
@@ -609,8 +728,17 @@ fn key_strategy() -> impl Strategy<Value = String> {
         "",
     ]);
     let seg = prop::sample::select(vec![
-        "a", "B", "", ".", "c;jsessionid=1.n", ";JSESSIONID=2", ";x=1;y=2", "d.html", "%2F",
-        "é", "E;xa",
+        "a",
+        "B",
+        "",
+        ".",
+        "c;jsessionid=1.n",
+        ";JSESSIONID=2",
+        ";x=1;y=2",
+        "d.html",
+        "%2F",
+        "é",
+        "E;xa",
     ]);
     let path = prop::collection::vec(seg, 0..4).prop_map(|v| {
         if v.is_empty() {
@@ -620,8 +748,19 @@ fn key_strategy() -> impl Strategy<Value = String> {
         }
     });
     let param = prop::sample::select(vec![
-        "a=1", "a", "a=", "b=2", "B=3", "c", "", "utm_source=x", "UTM_X", "A=%26", "d%26e=1",
-        "x=%3D", "é=1",
+        "a=1",
+        "a",
+        "a=",
+        "b=2",
+        "B=3",
+        "c",
+        "",
+        "utm_source=x",
+        "UTM_X",
+        "A=%26",
+        "d%26e=1",
+        "x=%3D",
+        "é=1",
     ]);
     let query = prop::option::of(prop::collection::vec(param, 0..5).prop_map(|v| v.join("&")));
     let frag = prop::option::of(prop::sample::select(vec!["", "f", "utm_source=1", "A?b"]));
@@ -758,6 +897,8 @@ fn crawler_profile_against_crawler_and_whatwg_cases() {
         return;
     };
     let rules = crawler();
+    let empty = Rules::default();
+    let mut without_profile = BTreeSet::new();
     let mut reproduced = BTreeSet::new();
     let mut table = Vec::new();
     let mut total = 0;
@@ -774,6 +915,9 @@ fn crawler_profile_against_crawler_and_whatwg_cases() {
         let strict = case["options"]["strict"].as_bool().unwrap_or(true);
         let expected = case["expected"].as_str().map(str::to_owned);
         let ours = crawler_key(input, base, strict, &rules);
+        if crawler_key(input, base, strict, &empty) == expected {
+            without_profile.insert(id.clone());
+        }
         if ours == expected {
             reproduced.insert(id);
         } else {
@@ -791,6 +935,12 @@ fn crawler_profile_against_crawler_and_whatwg_cases() {
         total
     );
     println!("reproduced: {reproduced:?}");
+    println!(
+        "the scheme rung alone reproduces {}; the profile adds {:?} and loses {:?}",
+        without_profile.len(),
+        reproduced.difference(&without_profile).collect::<Vec<_>>(),
+        without_profile.difference(&reproduced).collect::<Vec<_>>(),
+    );
     for row in &table {
         println!("{row}");
     }

@@ -3,7 +3,7 @@
 //!
 //! With `IRINORM_SURT_DUMP=DIR` set, `surts_over_the_corpora` also writes one JSON line per
 //! corpus line to `DIR/<corpus>.jsonl` (`input`, `key`, `surt`, `crawler_surt`,
-//! `crawler_www_surt`), which `benches/surt_compare.py` compares with the `surt` Python
+//! `crawler_www_surt`, `ia_like_surt`), which `benches/surt_compare.py` compares with the `surt` Python
 //! package. See `docs/surt.md`.
 
 use std::io::Write;
@@ -24,22 +24,34 @@ fn with(key: &str, options: SurtOptions) -> String {
 fn hosts_are_reversed_and_joined_with_commas() {
     assert_eq!(surt("http://example.com/", false), "com,example)/");
     assert_eq!(surt("http://www.example.com/", false), "com,example,www)/");
-    assert_eq!(surt("http://a.b.example.co.uk/x", false), "uk,co,example,b,a)/x");
+    assert_eq!(
+        surt("http://a.b.example.co.uk/x", false),
+        "uk,co,example,b,a)/x"
+    );
     assert_eq!(surt("http://localhost/", false), "localhost)/");
     // Sub-delims that would break the host part are encoded.
     assert_eq!(surt("http://a,b.c(d)/", false), "c%28d%29,a%2cb)/");
     // The scheme rung keeps a trailing root dot; so does the SURT, as an empty label.
     assert_eq!(surt("http://example.com./", false), ",com,example)/");
     // IDN hosts: A-labels in uri keys, U-labels (left as they are) in iri keys.
-    assert_eq!(surt("http://xn--bcher-kva.de/", false), "de,xn--bcher-kva)/");
+    assert_eq!(
+        surt("http://xn--bcher-kva.de/", false),
+        "de,xn--bcher-kva)/"
+    );
     assert_eq!(surt("http://bücher.de/", false), "de,bücher)/");
 }
 
 #[test]
 fn scheme_prefix() {
     assert_eq!(surt("http://example.com/a", true), "http://(com,example)/a");
-    assert_eq!(surt("https://example.com/a", true), "https://(com,example)/a");
-    assert_eq!(surt("ftp://example.com:2121/", true), "ftp://(com,example:2121)/");
+    assert_eq!(
+        surt("https://example.com/a", true),
+        "https://(com,example)/a"
+    );
+    assert_eq!(
+        surt("ftp://example.com:2121/", true),
+        "ftp://(com,example:2121)/"
+    );
     // A network-path reference has no scheme to write.
     assert_eq!(surt("//example.com/a", true), "//(com,example)/a");
     assert_eq!(surt("//example.com/a", false), "com,example)/a");
@@ -47,18 +59,30 @@ fn scheme_prefix() {
 
 #[test]
 fn ports_ip_addresses_and_userinfo() {
-    assert_eq!(surt("http://example.com:8080/", false), "com,example:8080)/");
+    assert_eq!(
+        surt("http://example.com:8080/", false),
+        "com,example:8080)/"
+    );
     // IPv4 addresses are not reversed.
     assert_eq!(surt("http://192.0.2.1/x", false), "192.0.2.1)/x");
-    assert_eq!(surt("http://192.0.2.1:81/x", true), "http://(192.0.2.1:81)/x");
+    assert_eq!(
+        surt("http://192.0.2.1:81/x", true),
+        "http://(192.0.2.1:81)/x"
+    );
     // IP literals keep their brackets, so a port stays readable.
-    assert_eq!(surt("http://[2001:db8::1]:8080/", false), "[2001:db8::1]:8080)/");
+    assert_eq!(
+        surt("http://[2001:db8::1]:8080/", false),
+        "[2001:db8::1]:8080)/"
+    );
     assert_eq!(surt("http://[v1.x]/", false), "[v1.x])/");
     // A dotted name that is not an IPv4address is a name.
     assert_eq!(surt("http://1.2.3.400/", false), "400,3,2,1)/");
     // Userinfo is dropped.
     assert_eq!(surt("http://user:pw@example.com/", false), "com,example)/");
-    assert_eq!(surt("ftp://anonymous@example.com/", true), "ftp://(com,example)/");
+    assert_eq!(
+        surt("ftp://anonymous@example.com/", true),
+        "ftp://(com,example)/"
+    );
 }
 
 #[test]
@@ -75,16 +99,25 @@ fn path_query_and_fragment_are_kept_and_lowercased() {
     // Non-ASCII characters of an iri key are left alone.
     assert_eq!(surt("http://example.com/É", false), "com,example)/É");
     // Nothing is sorted, collapsed or removed: that is the protocol rung's job.
-    assert_eq!(surt("http://example.com//a?b=1&a=2", false), "com,example)//a?b=1&a=2");
+    assert_eq!(
+        surt("http://example.com//a?b=1&a=2", false),
+        "com,example)//a?b=1&a=2"
+    );
     assert_eq!(surt("http://example.com/?", false), "com,example)/?");
-    assert_eq!(surt("http://example.com/a#Frag", false), "com,example)/a#frag");
+    assert_eq!(
+        surt("http://example.com/a#Frag", false),
+        "com,example)/a#frag"
+    );
     // An empty path (unknown scheme) stays empty.
     assert_eq!(surt("foo://h", false), "h)");
 }
 
 #[test]
 fn references_without_an_authority_are_written_as_they_are() {
-    assert_eq!(surt("mailto:Joe@Example.COM", false), "mailto:joe@example.com");
+    assert_eq!(
+        surt("mailto:Joe@Example.COM", false),
+        "mailto:joe@example.com"
+    );
     assert_eq!(surt("urn:isbn:0451450523", true), "urn:isbn:0451450523");
     assert_eq!(surt("/a/B?c", false), "/a/b?c");
     // An empty authority: the host is empty.
@@ -99,13 +132,28 @@ fn options() {
         trailing_comma: true,
         keep_case: true,
     };
-    assert_eq!(with("http://Example.com:81/A?B#C", all), "http://(com,example,:81)/A?B#C");
     assert_eq!(
-        with("http://example.com/A", SurtOptions { trailing_comma: true, ..SurtOptions::default() }),
+        with("http://Example.com:81/A?B#C", all),
+        "http://(com,example,:81)/A?B#C"
+    );
+    assert_eq!(
+        with(
+            "http://example.com/A",
+            SurtOptions {
+                trailing_comma: true,
+                ..SurtOptions::default()
+            }
+        ),
         "com,example,)/a"
     );
     assert_eq!(
-        with("mailto:A@B", SurtOptions { keep_case: true, ..SurtOptions::default() }),
+        with(
+            "mailto:A@B",
+            SurtOptions {
+                keep_case: true,
+                ..SurtOptions::default()
+            }
+        ),
         "mailto:A@B"
     );
     // write_surt appends.
@@ -127,9 +175,24 @@ fn crawler_surt_cases_with_the_same_canonicalization() {
     let rules = Rules::new(rules);
     let cases = [
         // (id, input, surt.surt(input), surt.surt(input, with_scheme=True))
-        ("surt-normalize-scheme-009", "http://www.GOOgle.com/", "com,google)/", "http://(com,google)/"),
-        ("surt-normalize-scheme-010", "http://www.google.com.../", "com,google)/", "http://(com,google)/"),
-        ("surt-normalize-scheme-012", "http://www.google.com/q?r?s", "com,google)/q?r?s", "http://(com,google)/q?r?s"),
+        (
+            "surt-normalize-scheme-009",
+            "http://www.GOOgle.com/",
+            "com,google)/",
+            "http://(com,google)/",
+        ),
+        (
+            "surt-normalize-scheme-010",
+            "http://www.google.com.../",
+            "com,google)/",
+            "http://(com,google)/",
+        ),
+        (
+            "surt-normalize-scheme-012",
+            "http://www.google.com/q?r?s",
+            "com,google)/q?r?s",
+            "http://(com,google)/q?r?s",
+        ),
         (
             "surt-normalize-scheme-014",
             "http://www.archive.org:8080/index.html?#foo",
@@ -145,7 +208,10 @@ fn crawler_surt_cases_with_the_same_canonicalization() {
 }
 
 fn corpora_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join("corpora")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("shared")
+        .join("corpora")
 }
 
 /// Every corpus line through the scheme rung and `write_surt`: the SURT of a key with an
@@ -172,6 +238,8 @@ fn surts_over_the_corpora() {
     let mut www = crawler.rules().to_vec();
     www.push(Rule::new(Action::StripWww { numbered: true }));
     let crawler_www = Rules::new(www);
+    // The rules file of docs/surt.md that comes closest to the `surt` package.
+    let ia_like = Rules::from_toml(IA_LIKE_RULES).unwrap();
 
     let mut files: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -180,7 +248,9 @@ fn surts_over_the_corpora() {
     files.sort();
     let mut lines_seen = 0usize;
     for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else { continue };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
         let mut writer = dump.as_ref().map(|d| {
             let name = path.file_stem().unwrap().to_string_lossy().into_owned();
             std::io::BufWriter::new(
@@ -194,15 +264,21 @@ fn surts_over_the_corpora() {
             let key = prepare_str(line, false, &mut scratch, &mut Repairs::default())
                 .ok()
                 .and_then(|p| n.normalize(p).ok().map(|k| k.into_owned()));
-            let (s, cs, cws) = match &key {
+            let (s, cs, cws, ias) = match &key {
                 Some(k) => {
                     let s = surt(k, false);
+                    check_surt(k, &s);
                     let ck = crawler.apply_to_string(k);
                     let cwk = crawler_www.apply_to_string(k);
-                    check_surt(k, &s);
-                    (Some(s), Some(surt(&ck, false)), Some(surt(&cwk, false)))
+                    let iak = ia_like.apply_to_string(k);
+                    (
+                        Some(s),
+                        Some(surt(&ck, false)),
+                        Some(surt(&cwk, false)),
+                        Some(surt(&iak, false)),
+                    )
                 }
-                None => (None, None, None),
+                None => (None, None, None, None),
             };
             if let Some(w) = writer.as_mut() {
                 let row = serde_json::json!({
@@ -211,6 +287,7 @@ fn surts_over_the_corpora() {
                     "surt": s,
                     "crawler_surt": cs,
                     "crawler_www_surt": cws,
+                    "ia_like_surt": ias,
                 });
                 writeln!(w, "{row}").expect("write dump");
             }
@@ -219,12 +296,47 @@ fn surts_over_the_corpora() {
     assert!(lines_seen > 0);
 }
 
+/// crawler@1 plus the opt-in rules that bring irinorm's SURTs closest to the `surt`
+/// package (the example of docs/surt.md).
+const IA_LIKE_RULES: &str = r#"
+version = 1
+[[rule]]
+kind = "drop-params"
+names = ["utm_*", "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "_ga", "_gl", "fbclid",
+         "msclkid", "yclid", "ttclid", "twclid", "igshid", "mc_cid", "mc_eid", "_hsenc",
+         "_hsmi", "__hstc", "__hssc", "__hsfp", "mkt_tok", "jsessionid", "phpsessid",
+         "aspsessionid*"]
+[[rule]]
+kind = "drop-params"
+names = ["sid"]
+value-hex-length = 32
+[[rule]]
+kind = "drop-path-params"
+names = ["jsessionid", "phpsessid"]
+[[rule]]
+kind = "drop-empty-query"
+[[rule]]
+kind = "drop-fragment"
+[[rule]]
+kind = "strip-trailing-dot"
+[[rule]]
+kind = "strip-www"
+numbered = true
+[[rule]]
+kind = "trailing-slash"
+policy = "remove"
+[[rule]]
+kind = "sort-params"
+"#;
+
 fn check_surt(key: &str, s: &str) {
     assert!(s.is_ascii(), "{key} -> {s}");
     assert_eq!(s, s.to_ascii_lowercase(), "{key}");
     let v = irinorm::parse::IriRef::parse(key).unwrap();
     if let Some(host) = v.host() {
-        let close = s.find(')').unwrap_or_else(|| panic!("{key} -> {s}: no ')'"));
+        let close = s
+            .find(')')
+            .unwrap_or_else(|| panic!("{key} -> {s}: no ')'"));
         let hostpart = &s[..close];
         // The labels of the host part, reversed back, give the host (and port).
         let mut back: Vec<&str> = hostpart.split(':').next().unwrap().split(',').collect();
@@ -237,7 +349,10 @@ fn check_surt(key: &str, s: &str) {
                 .replace(')', "%29");
             assert_eq!(back.join("."), host, "{key} -> {s}");
         }
-        assert_eq!(&s[close + 1..], key[key.len() - (s.len() - close - 1)..].to_ascii_lowercase());
+        assert_eq!(
+            &s[close + 1..],
+            key[key.len() - (s.len() - close - 1)..].to_ascii_lowercase()
+        );
     } else {
         assert_eq!(s, key.to_ascii_lowercase());
     }

@@ -244,10 +244,26 @@ pub struct Actual {
 
 /// Runs the engine over named in-memory inputs.
 pub fn run_engine(options: &EngineOptions, inputs: &[(&str, &[u8])]) -> Actual {
+    run_engine_chopped(options, inputs, &[])
+}
+
+/// Runs the engine over named in-memory inputs whose reads return at most `chop[i]` bytes
+/// (cycling through `chop`; empty means reads as large as asked for).
+pub fn run_engine_chopped(
+    options: &EngineOptions,
+    inputs: &[(&str, &[u8])],
+    chop: &[usize],
+) -> Actual {
     let inputs = inputs
         .iter()
         .map(|(name, bytes)| {
-            irinorm::input::Input::from_reader(*name, std::io::Cursor::new(bytes.to_vec()))
+            let reader = Chopped {
+                data: bytes.to_vec(),
+                offset: 0,
+                sizes: chop.to_vec(),
+                turn: 0,
+            };
+            irinorm::input::Input::from_reader(*name, reader)
         })
         .collect();
     let mut output = Vec::new();
@@ -262,15 +278,43 @@ pub fn run_engine(options: &EngineOptions, inputs: &[(&str, &[u8])]) -> Actual {
     }
 }
 
+/// A reader that returns short reads of the given sizes in turn.
+struct Chopped {
+    data: Vec<u8>,
+    offset: usize,
+    sizes: Vec<usize>,
+    turn: usize,
+}
+
+impl std::io::Read for Chopped {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut n = buf.len().min(self.data.len() - self.offset);
+        if !self.sizes.is_empty() {
+            n = n.min(self.sizes[self.turn % self.sizes.len()].max(1));
+            self.turn += 1;
+        }
+        buf[..n].copy_from_slice(&self.data[self.offset..self.offset + n]);
+        self.offset += n;
+        Ok(n)
+    }
+}
+
 /// Checks an engine run against the reference, with a label for failure messages.
 pub fn assert_same(options: &EngineOptions, inputs: &[(&str, &[u8])], label: &str) {
     let expected = reference(options, inputs);
-    check(options, inputs, &expected, label);
+    check(options, inputs, &[], &expected, label);
 }
 
 /// Checks an engine run against an already computed reference result.
-pub fn check(options: &EngineOptions, inputs: &[(&str, &[u8])], expected: &Expected, label: &str) {
-    let actual = run_engine(options, inputs);
+/// Reads return at most `chop[i]` bytes in turn (see [`run_engine_chopped`]).
+pub fn check(
+    options: &EngineOptions,
+    inputs: &[(&str, &[u8])],
+    chop: &[usize],
+    expected: &Expected,
+    label: &str,
+) {
+    let actual = run_engine_chopped(options, inputs, chop);
     if actual.output != expected.output {
         let at = actual
             .output
@@ -280,7 +324,8 @@ pub fn check(options: &EngineOptions, inputs: &[(&str, &[u8])], expected: &Expec
             .unwrap_or(actual.output.len().min(expected.output.len()));
         let from = at.saturating_sub(80);
         panic!(
-            "{label}: output differs at byte {at} (lengths {} vs {} expected)\n  got:      {:?}\n  expected: {:?}",
+            "{label}: output differs at byte {at} (lengths {} vs {} expected)\n  \
+             got:      {:?}\n  expected: {:?}",
             actual.output.len(),
             expected.output.len(),
             String::from_utf8_lossy(&actual.output[from..(at + 80).min(actual.output.len())]),
