@@ -24,9 +24,17 @@
 //!
 //! A fixed number of chunks exists (about `2 × threads + 2`, see [`chunks_in_flight`]) and
 //! every channel is bounded, so at most that many chunks of input and output are in memory
-//! at once. A line longer than `max_line_bytes` is never held whole: the reader keeps its
-//! first [`TOO_LONG_PREFIX`] bytes, skips to the next line feed and passes the line on as a
-//! `too-long` record.
+//! at once. A line is never held whole once it is known to be longer than both the chunk
+//! size and `max_line_bytes`: the reader keeps its first [`TOO_LONG_PREFIX`] bytes, skips to
+//! the next line feed and passes the line on as a `too-long` record.
+//!
+//! Output appears a chunk at a time. For a live, line-at-a-time source (a terminal), a
+//! `chunk_size` of 1 makes every line go through as soon as its line feed is read.
+//!
+//! If any stage stops early (the output is closed, a record fails with [`OnError::Fail`],
+//! the operation panics), the others notice through their channels and a shared flag, and
+//! every thread ends before [`Engine::run`] returns. A reader blocked on a source that sends
+//! nothing is the one exception: it ends when its read returns.
 //!
 //! # Records (SPEC §2)
 //!
@@ -35,6 +43,11 @@
 //! an empty record; an empty input has no records. A UTF-8 byte order mark at the start of
 //! each input is dropped. An empty line is a record (an invalid one: `empty`). A record of
 //! more than `max_line_bytes` bytes is invalid (`too-long`, column 0).
+//!
+//! Each record goes through [`repair::prepare`] and then the [`Operation`]. Unless the run
+//! is strict, the column of an operation's error, which counts in the repaired text, is
+//! mapped back to the record as read ([`repair::original_column`]). Line numbers count from
+//! 1 in each input.
 
 use std::any::Any;
 use std::collections::HashSet;
@@ -123,8 +136,9 @@ pub struct EngineOptions {
     pub on_error: OnError,
     /// No trimming and no repairs: the record must be the exact IRI (`--strict`).
     pub strict: bool,
-    /// The longest record accepted, in bytes (default 1 MiB); longer ones are `too-long`
-    /// errors and are never held whole in memory.
+    /// The longest record accepted, in bytes, not counting the line terminator (default
+    /// 1 MiB); longer ones are `too-long` errors. The engine holds at most about the larger
+    /// of this and `chunk_size` of any one line.
     pub max_line_bytes: usize,
     /// Write only the first record of each key (`--unique`). Invalid records are never
     /// deduplicated.

@@ -545,3 +545,55 @@ fn too_long_prefixes_at_the_prefix_boundary() {
         }
     }
 }
+
+/// A source that hands out one line, then waits for the test to let it finish.
+struct Gate {
+    first: Cursor<Vec<u8>>,
+    release: mpsc::Receiver<()>,
+}
+
+impl Read for Gate {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.first.read(buf)? {
+            0 => {
+                let _ = self.release.recv();
+                Ok(0)
+            }
+            n => Ok(n),
+        }
+    }
+}
+
+/// A writer that passes on everything written to it.
+struct Tap(mpsc::Sender<Vec<u8>>);
+
+impl Write for Tap {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let _ = self.0.send(buf.to_vec());
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn with_one_byte_chunks_a_line_goes_through_before_the_next_arrives() {
+    let (release_tx, release_rx) = mpsc::channel();
+    let (out_tx, out_rx) = mpsc::channel();
+    let run = std::thread::spawn(move || {
+        let gate = Gate {
+            first: Cursor::new(b"http://a/\n".to_vec()),
+            release: release_rx,
+        };
+        Engine::new(&upper, options(2, 1)).run(gate, Tap(out_tx))
+    });
+    let written = out_rx
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the first line should be written while the source waits");
+    assert_eq!(written, b"HTTP://A/\n");
+    release_tx.send(()).unwrap();
+    let stats = run.join().unwrap().unwrap();
+    assert_eq!(stats.records, 1);
+}
