@@ -4,8 +4,8 @@
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -36,7 +36,8 @@ enum Command {
     ToIri(SharedArgs),
     /// Resolve references against a base (RFC 3986 §5.2), nothing normalized.
     Resolve(ResolveArgs),
-    /// Check validity only; exit 1 if any record is invalid.
+    /// Check validity only, of each record exactly as written (no trimming or repairs);
+    /// exit 1 if any record is invalid.
     Check(CheckArgs),
     /// Print the lowest rung at which A and B are equivalent, or "different" (exit 1).
     Compare(CompareArgs),
@@ -234,8 +235,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 rules: rules.map(Arc::new),
                 surt_scheme: a.surt_scheme,
             };
-            let normalizer =
-                Normalizer::new(options).map_err(|e| format!("--base: {e}"))?;
+            let normalizer = Normalizer::new(options).map_err(|e| format!("--base: {e}"))?;
             if a.explain {
                 return explain(&normalizer, &a.shared);
             }
@@ -292,7 +292,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 out.push_str(rec);
                 Ok(())
             };
-            run_lines(&op, &a.shared, true)
+            // A validator reports the record as written: no trimming, no repairs.
+            let mut shared = a.shared;
+            shared.strict = true;
+            run_lines(&op, &shared, true)
         }
         Command::Compare(a) => compare(&a.a, &a.b),
     }
@@ -309,7 +312,10 @@ fn load_rules(file: Option<&Path>, profile: Option<&str>) -> Result<Option<Rules
     if let Some(name) = profile {
         return Rules::profile(name).map(Some).ok_or_else(|| {
             let names: Vec<_> = Rules::profile_names().collect();
-            format!("unknown profile {name:?}; built-in profiles: {}", names.join(", "))
+            format!(
+                "unknown profile {name:?}; built-in profiles: {}",
+                names.join(", ")
+            )
         });
     }
     Ok(None)
@@ -335,9 +341,17 @@ fn compare(a: &str, b: &str) -> Result<ExitCode, String> {
 }
 
 fn engine_options(shared: &SharedArgs) -> EngineOptions {
+    // Someone typing at a terminal wants each key as soon as the line is entered; the
+    // engine passes a line on as soon as a chunk is full, so make a chunk one byte.
+    let interactive = io::stdin().is_terminal()
+        && (shared.files.is_empty() || shared.files.iter().any(|f| f.as_os_str() == "-"));
     EngineOptions {
         threads: shared.threads,
-        chunk_size: shared.chunk_size.max(1),
+        chunk_size: if interactive {
+            1
+        } else {
+            shared.chunk_size.max(1)
+        },
         output: match shared.output {
             OutputArg::Key => OutputMode::Key,
             OutputArg::Tsv => OutputMode::Tsv,
@@ -379,7 +393,11 @@ fn run_lines(op: &dyn Operation, shared: &SharedArgs, is_check: bool) -> Result<
     let result = if is_tty {
         engine.run_inputs(inputs, io::LineWriter::new(lock), &mut stderr)
     } else {
-        engine.run_inputs(inputs, io::BufWriter::with_capacity(1 << 16, lock), &mut stderr)
+        engine.run_inputs(
+            inputs,
+            io::BufWriter::with_capacity(1 << 16, lock),
+            &mut stderr,
+        )
     };
     match result {
         Ok(stats) => {
@@ -410,7 +428,8 @@ fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, Str
     let mut repairs = crate::repair::Repairs::default();
     for input in inputs {
         let name = input.name.clone();
-        let mut reader = io::BufReader::new(input.into_reader().map_err(|e| format!("{name}: {e}"))?);
+        let mut reader =
+            io::BufReader::new(input.into_reader().map_err(|e| format!("{name}: {e}"))?);
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -433,8 +452,16 @@ fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, Str
                 match r {
                     Ok(e) => {
                         for s in &e.steps {
-                            let after = if s.after.is_empty() { "(removed)" } else { &s.after };
-                            writeln!(out, "  {:<9} {:<30} {} -> {}", s.component, s.rule, s.before, after)?;
+                            let after = if s.after.is_empty() {
+                                "(removed)"
+                            } else {
+                                &s.after
+                            };
+                            writeln!(
+                                out,
+                                "  {:<9} {:<30} {} -> {}",
+                                s.component, s.rule, s.before, after
+                            )?;
                         }
                         writeln!(out, "  = {}", e.key)
                     }
