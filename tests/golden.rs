@@ -291,3 +291,90 @@ fn shared_corpora_slice() {
         panic!("{f}");
     }
 }
+
+/// The protocol rung's built-in profiles and the SURT form, pinned like the rungs below it
+/// (SPEC §4 "Stability of keys"): a changed key needs a new profile version.
+#[test]
+fn profiles_and_surt() {
+    use irinorm::protocol::Rules;
+    use std::sync::Arc;
+    let crawler = Arc::new(Rules::profile("crawler@1").expect("crawler@1"));
+    let columns: Vec<(&str, Options)> = vec![
+        (
+            "crawler@1-uri",
+            Options {
+                level: Level::Protocol,
+                rules: Some(crawler.clone()),
+                ..Options::default()
+            },
+        ),
+        (
+            "crawler@1-iri",
+            Options {
+                level: Level::Protocol,
+                form: Form::Iri,
+                rules: Some(crawler.clone()),
+                ..Options::default()
+            },
+        ),
+        (
+            "surt",
+            Options {
+                form: Form::Surt,
+                ..Options::default()
+            },
+        ),
+        (
+            "crawler@1-surt",
+            Options {
+                level: Level::Protocol,
+                form: Form::Surt,
+                rules: Some(crawler),
+                ..Options::default()
+            },
+        ),
+    ];
+    let normalizers: Vec<Normalizer> = columns
+        .iter()
+        .map(|(_, o)| Normalizer::new(o.clone()).unwrap())
+        .collect();
+    let mut inputs = std::fs::read(manifest().join("tests/golden/protocol_inputs.txt")).unwrap();
+    inputs.extend(std::fs::read(manifest().join("corpora").join("sample.txt")).unwrap());
+    let mut out = String::new();
+    for raw in inputs.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let mut scratch = String::new();
+        let mut repairs = Repairs::default();
+        let input = String::from_utf8_lossy(raw);
+        out.push_str(&input);
+        for n in &normalizers {
+            out.push('\t');
+            match prepare(raw, false, &mut scratch, &mut repairs)
+                .and_then(|t| n.normalize(t).map(|k| k.into_owned()))
+            {
+                Ok(k) => out.push_str(&k),
+                Err(e) => write!(out, "!{}", e.kind.name()).unwrap(),
+            }
+        }
+        out.push('\n');
+    }
+    let path = manifest().join("tests").join("golden").join("profiles.tsv");
+    let failure = compare_or_bless(&path, &out, |old| {
+        let names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
+        let mut msg = format!(
+            "tests/golden/profiles.tsv differs (columns: input, {}):\n",
+            names.join(", ")
+        );
+        for (o, n) in old
+            .lines()
+            .zip(out.lines())
+            .filter(|(o, n)| o != n)
+            .take(20)
+        {
+            writeln!(msg, "  old {o}\n  new {n}").unwrap();
+        }
+        msg
+    });
+    if let Some(f) = failure {
+        panic!("{f}");
+    }
+}
