@@ -40,3 +40,8 @@ pub use error::{Error, ErrorKind};
 pub use normalize::{equivalent, Form, Level, Normalizer, Options};
 pub use parse::{check, Grammar, HostKind, IriRef};
 pub use resolve::resolve;
+
+/// The README's Rust examples, compiled and run as doctests so they stay true.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
