@@ -239,8 +239,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             if a.explain {
                 return explain(&normalizer, &a.shared);
             }
-            let op = |rec: &str, out: &mut String| normalizer.normalize_into(rec, out);
-            let code = run_lines(&op, &a.shared, false)?;
+            // The normalizer is an engine operation with a fast path (SPEC §8).
+            let code = run_lines(&normalizer, &a.shared, false)?;
             if a.shared.stats && normalizer.idna_warnings() > 0 {
                 eprintln!(
                     "irinorm: {} hosts failed IDNA processing and kept their syntax form",

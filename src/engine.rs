@@ -48,6 +48,12 @@
 //! is strict, the column of an operation's error, which counts in the repaired text, is
 //! mapped back to the record as read ([`repair::original_column`]). Line numbers count from
 //! 1 in each input.
+//!
+//! An operation may first say that a record passes through ([`Operation::pass_through`]: it
+//! is valid, needs no repair and is its own result; the normalizer's fast path does this,
+//! finding the end of the line on the way). Such a record is written as it is, without being
+//! prepared or applied; in key output, a run of such lines is copied to the output in one
+//! go (SPEC §8).
 
 use std::any::Any;
 use std::collections::HashSet;
@@ -79,6 +85,25 @@ pub use crate::output::{OutputMode, Stats};
 pub trait Operation: Sync {
     /// Appends the result for one record to `out`.
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error>;
+
+    /// Whether the raw record at the start of `rest` passes through: is valid, needs no
+    /// repair, and is its own result. `rest` is valid UTF-8; the record is its text up to the
+    /// first line feed, or all of it, and more lines may follow. Returns the record's length
+    /// in bytes (without the line feed) when it passes; the engine then writes the record
+    /// itself, without preparing it or calling [`Operation::apply`] (SPEC §8: a line that
+    /// needs no change is copied through untouched).
+    ///
+    /// An implementation may return `Some(n)` only where `rest[..n]` is the whole record (it
+    /// is not empty and does not end in a carriage return, and `rest[n..]` is empty or starts
+    /// with a line feed or with a carriage return and a line feed),
+    /// [`crate::repair::prepare`] (strict or not) would return it unchanged and without
+    /// repairs, and `apply` would then succeed and append exactly it. `None` is always
+    /// correct; it is the default.
+    #[inline]
+    fn pass_through(&self, rest: &str) -> Option<usize> {
+        let _ = rest;
+        None
+    }
 }
 
 impl<F> Operation for F
@@ -466,6 +491,7 @@ impl<'a> Engine<'a> {
         } = chunk;
         out.clear();
         report.clear();
+        scratch.chunk_keys.clear();
         let data = &data[..*len];
         if *kind == ChunkKind::TooLong {
             let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
@@ -474,28 +500,67 @@ impl<'a> Engine<'a> {
         }
         // Validate the whole chunk at once; only when that fails is each line checked alone.
         let text = simdutf8::basic::from_utf8(data).ok();
+        // In key output without per-record tracking, a record that passes through is written
+        // as the line itself: consecutive such lines (each with its line feed and no carriage
+        // return) are copied to `out` in one go, as the range `run`.
+        let verbatim =
+            self.options.output == OutputMode::Key && !(self.options.unique || self.options.stats);
+        let mut run = 0..0;
         let mut line = *first_line;
         let mut start = 0;
         while start < data.len() {
+            if let Some(text) = text {
+                // Slicing `text` after a line feed is always on a char boundary.
+                let rest = &text[start..];
+                let passed = self.op.pass_through(rest).and_then(|n| {
+                    // The contract, checked: a whole record, not empty, without its CR.
+                    let bytes = rest.as_bytes();
+                    let ok = n > 0 && n <= self.options.max_line_bytes && bytes[n - 1] != b'\r';
+                    ok.then(|| terminator(bytes, n)).flatten().map(|t| (n, t))
+                });
+                if let Some((n, terminator)) = passed {
+                    // The fast path: the record is its own key.
+                    report.stats.records += 1;
+                    let end = start + n;
+                    if verbatim && terminator == 1 {
+                        if run.end != start {
+                            flush_run(out, data, &mut run);
+                            run.start = start;
+                        }
+                        run.end = end + 1;
+                    } else {
+                        flush_run(out, data, &mut run);
+                        let (raw, key) = (&data[start..end], &rest[..n]);
+                        self.write_valid(line, raw, key, &mut scratch.chunk_keys, out, report);
+                    }
+                    line += 1;
+                    start = end + terminator.max(1);
+                    continue;
+                }
+            }
+            flush_run(out, data, &mut run);
             let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
             let record_end = if end > start && data[end - 1] == b'\r' {
                 end - 1
             } else {
                 end
             };
+            let raw = &data[start..record_end];
             // Slicing `text` at a line feed or carriage return is always on a char boundary.
             let record = text.map(|t| &t[start..record_end]);
-            let ok = self.record(line, &data[start..record_end], record, scratch, out, report);
+            let ok = self.record(line, raw, record, scratch, out, report);
             if !ok && self.options.on_error == OnError::Fail {
                 return;
             }
             line += 1;
             start = end + 1;
         }
+        flush_run(out, data, &mut run);
     }
 
-    /// Handles one record: prepare, apply the operation, format. `text` is the record as
-    /// `&str` when its chunk is known to be valid UTF-8. Returns whether it was valid.
+    /// Handles one record that does not pass through: prepare, apply the operation, format.
+    /// `text` is the record as `&str` when its chunk is known to be valid UTF-8. Returns
+    /// whether it was valid.
     fn record(
         &self,
         line: u64,
@@ -537,27 +602,19 @@ impl<'a> Engine<'a> {
         line: u64,
         raw: &[u8],
         result: Result<(), Error>,
-        scratch: &Scratch,
+        scratch: &mut Scratch,
         out: &mut Vec<u8>,
         report: &mut Report,
     ) -> bool {
         report.stats.records += 1;
         let mode = self.options.output;
-        let track = self.options.unique || self.options.stats;
         match result {
             Ok(()) => {
                 let key = scratch.key.as_str();
                 if key.as_bytes() != raw {
                     report.stats.changed += 1;
                 }
-                write_record(out, mode, line, raw, Ok(key));
-                if track {
-                    let fingerprint = xxhash_rust::xxh3::xxh3_128(key.as_bytes());
-                    report.spans.push(Span {
-                        end: out.len(),
-                        fingerprint: Some(fingerprint),
-                    });
-                }
+                self.write_valid(line, raw, key, &mut scratch.chunk_keys, out, report);
                 true
             }
             Err(error) => {
@@ -577,18 +634,62 @@ impl<'a> Engine<'a> {
                     }
                     OnError::Skip => {}
                 }
-                if track {
-                    report.spans.push(Span {
-                        end: out.len(),
-                        fingerprint: None,
-                    });
-                }
                 if report.diagnostics.len() < self.options.max_diagnostics {
                     report.diagnostics.push(Diagnostic { line, error });
                 }
                 false
             }
         }
+    }
+
+    /// Formats a valid record with its key (counted already). When keys are tracked, a key
+    /// new to the chunk gets a [`Span`]; with `unique`, a record whose key came earlier in
+    /// the chunk is not written at all (`chunk_keys` holds the chunk's keys so far).
+    #[inline]
+    fn write_valid(
+        &self,
+        line: u64,
+        raw: &[u8],
+        key: &str,
+        chunk_keys: &mut FingerprintSet,
+        out: &mut Vec<u8>,
+        report: &mut Report,
+    ) {
+        let start = out.len();
+        write_record(out, self.options.output, line, raw, Ok(key));
+        if self.options.unique || self.options.stats {
+            let fingerprint = xxhash_rust::xxh3::xxh3_128(key.as_bytes());
+            if chunk_keys.insert(fingerprint) {
+                report.spans.push(Span {
+                    start,
+                    end: out.len(),
+                    fingerprint,
+                });
+            } else if self.options.unique {
+                out.truncate(start);
+            }
+        }
+    }
+}
+
+/// The length of the line terminator at `rest[n..]` (`\n`, `\r\n`, or none at the end of
+/// the chunk), if a record ends at `n`.
+#[inline]
+fn terminator(rest: &[u8], n: usize) -> Option<usize> {
+    match rest.get(n..)? {
+        [] => Some(0),
+        [b'\n', ..] => Some(1),
+        [b'\r', b'\n', ..] => Some(2),
+        _ => None,
+    }
+}
+
+/// Appends the lines `data[run]` to `out` and empties `run`.
+#[inline]
+fn flush_run(out: &mut Vec<u8>, data: &[u8], run: &mut std::ops::Range<usize>) {
+    if run.start < run.end {
+        out.extend_from_slice(&data[run.clone()]);
+        *run = 0..0;
     }
 }
 
@@ -626,6 +727,8 @@ struct Scratch {
     repaired: String,
     /// The operation's output for the current record.
     key: String,
+    /// The fingerprints of the keys of the current chunk so far (when keys are tracked).
+    chunk_keys: FingerprintSet,
 }
 
 /// What a chunk's bytes hold.
@@ -706,8 +809,11 @@ impl Chunk {
 struct Report {
     /// Record counts (records, invalid, repairs, changed).
     stats: Stats,
-    /// Where each record's output ends, with its key's fingerprint (none for an invalid
-    /// record); filled only when keys are deduplicated or counted.
+    /// The output of each valid record whose key is new to the chunk, with the key's
+    /// fingerprint, in order; filled only when keys are deduplicated or counted. (With
+    /// `unique`, the records whose key came earlier in the chunk are left out of the output
+    /// already; the writer leaves out those whose key came in an earlier chunk. Invalid
+    /// records have no span: they are always written.)
     spans: Vec<Span>,
     /// The chunk's first invalid records, at most `max_diagnostics`.
     diagnostics: Vec<Diagnostic>,
@@ -728,10 +834,12 @@ impl Report {
     }
 }
 
-/// The end of one record's output in its chunk's output buffer.
+/// Where a valid record's output lies in its chunk's output buffer, and the fingerprint of
+/// its key.
 struct Span {
+    start: usize,
     end: usize,
-    fingerprint: Option<u128>,
+    fingerprint: u128,
 }
 
 /// An invalid record to report.
@@ -1098,26 +1206,30 @@ impl<W: Write> Writer<'_, W> {
         }
         if let Some(seen) = &mut self.seen {
             if self.options.unique {
-                // Squeeze out the records whose key was written before.
+                // Squeeze out the records whose key was written in an earlier chunk: what lies
+                // between spans (invalid records) stays, and each span whose key is new.
                 let out = &mut chunk.out;
                 let mut kept = 0;
-                let mut start = 0;
+                let mut from = 0;
                 for span in &report.spans {
-                    let new = match span.fingerprint {
-                        Some(fingerprint) => seen.insert(fingerprint),
-                        None => true,
+                    let to = if seen.insert(span.fingerprint) {
+                        span.end
+                    } else {
+                        span.start
                     };
-                    if new {
-                        if kept != start {
-                            out.copy_within(start..span.end, kept);
-                        }
-                        kept += span.end - start;
+                    if kept != from {
+                        out.copy_within(from..to, kept);
                     }
-                    start = span.end;
+                    kept += to - from;
+                    from = span.end;
                 }
-                out.truncate(kept);
+                let len = out.len();
+                if kept != from {
+                    out.copy_within(from..len, kept);
+                }
+                out.truncate(kept + (len - from));
             } else {
-                seen.extend(report.spans.iter().filter_map(|s| s.fingerprint));
+                seen.extend(report.spans.iter().map(|s| s.fingerprint));
             }
         }
         self.out

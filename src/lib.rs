@@ -22,6 +22,7 @@ pub mod cli;
 pub mod convert;
 pub mod engine;
 pub mod error;
+mod fast;
 pub mod host;
 pub mod input;
 pub mod normalize;

@@ -25,7 +25,9 @@ use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
+use crate::engine::Operation;
 use crate::error::{Error, ErrorKind};
+use crate::fast::FastPath;
 use crate::host::{self, HostForm};
 use crate::parse::{HostKind, IriRef};
 use crate::path;
@@ -154,6 +156,8 @@ thread_local! {
 #[derive(Debug)]
 pub struct Normalizer {
     options: Options,
+    /// What the fast path may copy through (see [`crate::fast`]).
+    fast: FastPath,
     idna_warnings: AtomicU64,
 }
 
@@ -161,13 +165,15 @@ impl Clone for Normalizer {
     fn clone(&self) -> Self {
         Normalizer {
             options: self.options.clone(),
+            fast: self.fast,
             idna_warnings: AtomicU64::new(0),
         }
     }
 }
 
-/// Records a step when tracing and the text changed.
-#[inline]
+/// Records a step when tracing and the text changed. Costs one test when not tracing (the
+/// recording itself is out of line).
+#[inline(always)]
 fn note(
     trace: &mut Option<&mut Vec<Step>>,
     component: &'static str,
@@ -176,14 +182,27 @@ fn note(
     after: &str,
 ) {
     if let Some(steps) = trace.as_deref_mut() {
-        if before != after {
-            steps.push(Step {
-                component,
-                rule,
-                before: before.to_owned(),
-                after: after.to_owned(),
-            });
-        }
+        record_step(steps, component, rule, before, after);
+    }
+}
+
+/// The recording part of [`note`].
+#[cold]
+#[inline(never)]
+fn record_step(
+    steps: &mut Vec<Step>,
+    component: &'static str,
+    rule: &'static str,
+    before: &str,
+    after: &str,
+) {
+    if before != after {
+        steps.push(Step {
+            component,
+            rule,
+            before: before.to_owned(),
+            after: after.to_owned(),
+        });
     }
 }
 
@@ -201,6 +220,7 @@ impl Normalizer {
             }
         }
         Ok(Normalizer {
+            fast: FastPath::new(&options),
             options,
             idna_warnings: AtomicU64::new(0),
         })
@@ -222,8 +242,11 @@ impl Normalizer {
     /// The record must be the exact IRI reference: no trimming or repair happens here (see
     /// [`crate::repair::prepare`] for raw lines).
     pub fn normalize<'a>(&self, input: &'a str) -> Result<Cow<'a, str>, Error> {
+        if self.fast.accepts(input) {
+            return Ok(Cow::Borrowed(input));
+        }
         let mut out = String::new();
-        self.normalize_into(input, &mut out)?;
+        self.normalize_into_slow(input, &mut out)?;
         if out == input {
             Ok(Cow::Borrowed(input))
         } else {
@@ -233,7 +256,39 @@ impl Normalizer {
 
     /// Normalizes one record, appending the key to `out` (which is not cleared, so one
     /// buffer can collect many keys). On error, `out` is left as it was.
+    ///
+    /// A record that is already its own key is recognized in one pass and copied as it is
+    /// (the fast path, SPEC §8); the others go through the whole ladder. Both give the same
+    /// keys, errors and warnings.
     pub fn normalize_into(&self, input: &str, out: &mut String) -> Result<(), Error> {
+        if self.fast.accepts(input) {
+            out.push_str(input);
+            return Ok(());
+        }
+        self.normalize_into_slow(input, out)
+    }
+
+    /// Whether the fast path copies `input` through as its own key (SPEC §8): `true` only
+    /// where the full ladder gives the same bytes, with no error or warning. For tests and
+    /// benchmarks; not a stable API.
+    #[doc(hidden)]
+    pub fn is_canonical_fast(&self, input: &str) -> bool {
+        self.fast.accepts(input)
+    }
+
+    /// This normalizer with the fast path turned off: every record takes the full ladder.
+    /// The reference that the fast path is tested against; not a stable API.
+    #[doc(hidden)]
+    pub fn without_fast_path(&self) -> Normalizer {
+        Normalizer {
+            fast: self.fast.off(),
+            ..self.clone()
+        }
+    }
+
+    /// [`Normalizer::normalize_into`] through the full ladder, without the fast path.
+    #[doc(hidden)]
+    pub fn normalize_into_slow(&self, input: &str, out: &mut String) -> Result<(), Error> {
         let mark = out.len();
         let r = SCRATCH.with(|s| match s.try_borrow_mut() {
             Ok(mut scratch) => self.run(input, out, &mut scratch, None),
@@ -271,7 +326,7 @@ impl Normalizer {
             let decoded = crate::convert::to_iri(input)?;
             if !decoded.is_ascii() {
                 scratch.nfc.clear();
-                scratch.nfc.extend(decoded.nfc());
+                nfc_between_delimiters(&decoded, &mut scratch.nfc);
                 note(&mut trace, "record", "nfc", input, &scratch.nfc);
                 view = IriRef::parse(&scratch.nfc)?;
             }
@@ -320,13 +375,40 @@ impl Normalizer {
         scratch.key.clear();
         self.write_key(&view, &mut scratch.key, &mut scratch.path, &mut trace);
         if let (Some(rules), Level::Protocol) = (&o.rules, o.level) {
-            scratch.fired.clear();
-            scratch.after.clear();
-            rules.apply(&scratch.key, &mut scratch.after, &mut scratch.fired);
-            for rule in &scratch.fired {
-                note(&mut trace, "protocol", rule, &scratch.key, &scratch.after);
+            // A host or path rule may leave what the scheme rung rewrites (`/.;jsessionid=1/`
+            // becomes the dot segment `/./`; `bücher..` passes IDNA once its dots are gone):
+            // run the scheme rung and the rules again until the key is its own key.
+            for _ in 0..8 {
+                scratch.fired.clear();
+                scratch.after.clear();
+                rules.apply(&scratch.key, &mut scratch.after, &mut scratch.fired);
+                for rule in &scratch.fired {
+                    note(&mut trace, "protocol", rule, &scratch.key, &scratch.after);
+                }
+                std::mem::swap(&mut scratch.key, &mut scratch.after);
+                let query_or_fragment = |r: &&str| {
+                    matches!(
+                        *r,
+                        "drop-params"
+                            | "keep-params"
+                            | "sort-params"
+                            | "drop-empty-query"
+                            | "drop-fragment"
+                    )
+                };
+                if scratch.fired.iter().all(query_or_fragment) {
+                    break;
+                }
+                let Ok(again) = IriRef::parse(&scratch.key) else {
+                    break;
+                };
+                scratch.after.clear();
+                self.write_key(&again, &mut scratch.after, &mut scratch.path, &mut trace);
+                if scratch.after == scratch.key {
+                    break;
+                }
+                std::mem::swap(&mut scratch.key, &mut scratch.after);
             }
-            std::mem::swap(&mut scratch.key, &mut scratch.after);
         }
         if o.form == Form::Surt {
             let start = out.len();
@@ -395,8 +477,8 @@ impl Normalizer {
                             out.push_str(p);
                         }
                     }
-                    let before = format!(":{p}");
                     if trace.is_some() {
+                        let before = format!(":{p}");
                         let after = out[start..].to_owned();
                         note(trace, "port", "default-port", &before, &after);
                     }
@@ -599,6 +681,61 @@ fn may_hold_dot_segment(p: &str) -> bool {
     memchr::memchr(b'.', b).is_some()
         || memchr::memmem::find(b, b"%2E").is_some()
         || memchr::memmem::find(b, b"%2e").is_some()
+}
+
+/// The normalizer as an engine operation: records that the fast path accepts are copied
+/// through by the engine itself, before any repair or parsing.
+impl Operation for Normalizer {
+    fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
+        // The engine asked `pass_through` first, but a record of a CRLF line, or one that
+        // was trimmed or repaired, may still be its own key.
+        self.normalize_into(record, out)
+    }
+
+    #[inline]
+    fn pass_through(&self, rest: &str) -> Option<usize> {
+        self.fast.accepts_line(rest)
+    }
+}
+
+/// Appends the NFC of `text` to `out`, one run at a time between the ASCII characters that
+/// are not letters or digits and the `%XX` triplets, which are kept as they are: a combining
+/// mark never composes with a delimiter or a hex digit (`=` + U+0338 would become `≠`, a
+/// reserved character lost; `%CC` + U+0301 would become `%CĆ`).
+fn nfc_between_delimiters(text: &str, out: &mut String) {
+    let b = text.as_bytes();
+    let (mut run, mut i) = (0, 0);
+    while i < b.len() {
+        let keep = match b[i] {
+            b'%' => 3.min(b.len() - i),
+            c if c < 0x80 && !c.is_ascii_alphanumeric() => 1,
+            _ => 0,
+        };
+        if keep == 0 {
+            i += 1;
+            continue;
+        }
+        nfc_run(&text[run..i], out);
+        out.push_str(&text[i..i + keep]);
+        i += keep;
+        run = i;
+    }
+    nfc_run(&text[run..], out);
+}
+
+/// Appends the NFC of `run` (no ASCII but letters and digits), or `run` itself when its NFC
+/// holds another ASCII character: U+037E is canonically `;` and U+1FEF a backtick, and NFC
+/// must not create a delimiter or a character that IRIs forbid.
+fn nfc_run(run: &str, out: &mut String) {
+    let start = out.len();
+    out.extend(run.nfc());
+    if out.as_bytes()[start..]
+        .iter()
+        .any(|&b| b < 0x80 && !b.is_ascii_alphanumeric())
+    {
+        out.truncate(start);
+        out.push_str(run);
+    }
 }
 
 /// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).

@@ -134,8 +134,8 @@ enum Component {
 impl Component {
     /// Whether ASCII byte `b` (not `%`) may appear raw in the component.
     #[inline]
-    fn allows_ascii(self, b: u8) -> bool {
-        let base = chars::is(b, chars::UNRESERVED | chars::SUB_DELIM);
+    const fn allows_ascii(self, b: u8) -> bool {
+        let base = chars::ASCII_CLASS[b as usize] & (chars::UNRESERVED | chars::SUB_DELIM) != 0;
         match self {
             Component::RegName => base,
             Component::Userinfo => base || b == b':',
@@ -145,7 +145,40 @@ impl Component {
             }
         }
     }
+
+    /// The bit of the component in [`COMPONENT_ASCII`].
+    #[inline]
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
 }
+
+const fn build_component_table() -> [u8; 256] {
+    let all = [
+        Component::Userinfo,
+        Component::RegName,
+        Component::Path,
+        Component::Query,
+        Component::Fragment,
+    ];
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        let mut k = 0;
+        while k < all.len() {
+            if all[k].allows_ascii(b as u8) {
+                t[b] |= all[k].bit();
+            }
+            k += 1;
+        }
+        b += 1;
+    }
+    t
+}
+
+/// For every byte value, the bits ([`Component::bit`]) of the components that allow it raw
+/// (ASCII only; `%` and non-ASCII are checked apart).
+static COMPONENT_ASCII: [u8; 256] = build_component_table();
 
 impl<'a> IriRef<'a> {
     /// Parses `text` as an `IRI-reference` (RFC 3987 §2.2).
@@ -242,7 +275,6 @@ impl<'a> IriRef<'a> {
     fn parse_authority(&mut self, start: usize, end: usize, grammar: Grammar) -> Result<(), Error> {
         let text = self.text;
         let bytes = text.as_bytes();
-        let err = |kind, at: usize, msg| Error::at_byte(kind, text, at, msg);
         let mut host_start = start;
         if let Some(at) = memchr::memchr(b'@', &bytes[start..end]) {
             check_component(text, start, start + at, Component::Userinfo, grammar)?;
@@ -253,11 +285,8 @@ impl<'a> IriRef<'a> {
         if bytes.get(host_start) == Some(&b'[') {
             // IP-literal = "[" ( IPv6address / IPvFuture ) "]"
             let Some(close) = memchr::memchr(b']', &bytes[host_start..end]) else {
-                return Err(err(
-                    ErrorKind::Syntax,
-                    host_start,
-                    "'[' without a closing ']'",
-                ));
+                let message = "'[' without a closing ']'";
+                return Err(syntax_error(text, host_start, host_start, end, message));
             };
             host_end = host_start + close + 1;
             let inner = &text[host_start + 1..host_end - 1];
@@ -265,26 +294,19 @@ impl<'a> IriRef<'a> {
                 self.host_kind = HostKind::Ipv6;
             } else if inner.starts_with(['v', 'V']) {
                 if !host::is_ipvfuture(inner) {
-                    return Err(err(
-                        ErrorKind::Syntax,
-                        host_start + 1,
-                        "malformed IPvFuture literal",
-                    ));
+                    let message = "malformed IPvFuture literal";
+                    let (from, to) = (host_start + 1, host_end - 1);
+                    return Err(syntax_error(text, from, from, to, message));
                 }
                 self.host_kind = HostKind::IpvFuture;
             } else {
-                return Err(err(
-                    ErrorKind::Syntax,
-                    host_start + 1,
-                    "malformed IPv6 literal",
-                ));
+                let message = "malformed IPv6 literal";
+                let (from, to) = (host_start + 1, host_end - 1);
+                return Err(syntax_error(text, from, from, to, message));
             }
             if host_end < end && bytes[host_end] != b':' {
-                return Err(err(
-                    ErrorKind::Syntax,
-                    host_end,
-                    "unexpected character after ']'",
-                ));
+                let message = "unexpected character after ']'";
+                return Err(syntax_error(text, host_end, host_end, end, message));
             }
         } else {
             host_end =
@@ -302,11 +324,8 @@ impl<'a> IriRef<'a> {
                 .iter()
                 .position(|b| !b.is_ascii_digit())
             {
-                return Err(err(
-                    ErrorKind::Syntax,
-                    port_start + i,
-                    "non-digit in the port",
-                ));
+                let at = port_start + i;
+                return Err(syntax_error(text, at, at, end, "non-digit in the port"));
             }
             self.port = Some((port_start as u32, end as u32));
         }
@@ -392,24 +411,33 @@ fn check_scheme(text: &str, end: usize) -> Result<(), Error> {
         return Err(Error::new(ErrorKind::Syntax, 1, "empty scheme before ':'"));
     }
     if !bytes[0].is_ascii_alphabetic() {
-        return Err(Error::new(
-            ErrorKind::Syntax,
-            1,
-            "a scheme must start with a letter",
-        ));
+        let message = "a scheme must start with a letter";
+        return Err(syntax_error(text, 0, 0, end, message));
     }
     if let Some(i) = bytes[..end]
         .iter()
         .position(|&b| !chars::is(b, chars::SCHEME))
     {
-        return Err(Error::at_byte(
-            ErrorKind::Syntax,
-            text,
-            i,
-            "character not allowed in a scheme",
-        ));
+        let message = "character not allowed in a scheme";
+        return Err(syntax_error(text, i, i, end, message));
     }
     Ok(())
+}
+
+/// A syntax error at byte `at` about `text[from..to]`, unless that span holds a control or a
+/// bidi formatting character: those keep their own kind and column wherever they are (a
+/// scheme, a port, an IP literal; SPEC §3).
+fn syntax_error(text: &str, at: usize, from: usize, to: usize, message: &'static str) -> Error {
+    for (j, c) in text[from..to].char_indices() {
+        if c.is_ascii_control() {
+            return Error::at_byte(ErrorKind::Control, text, from + j, "control character");
+        }
+        if is_bidi_format(c) {
+            let message = "bidi formatting character (RFC 3987 §4.1)";
+            return Error::at_byte(ErrorKind::BidiFormat, text, from + j, message);
+        }
+    }
+    Error::at_byte(ErrorKind::Syntax, text, at, message)
 }
 
 /// Checks `text[start..end]` against the production of `component`.
@@ -421,11 +449,26 @@ fn check_component(
     grammar: Grammar,
 ) -> Result<(), Error> {
     let bytes = text.as_bytes();
+    let ok = component.bit();
     let mut i = start;
     while i < end {
+        // Runs of allowed ASCII, four bytes at a time, then one at a time.
+        while i + 4 <= end {
+            let t = COMPONENT_ASCII[bytes[i] as usize]
+                & COMPONENT_ASCII[bytes[i + 1] as usize]
+                & COMPONENT_ASCII[bytes[i + 2] as usize]
+                & COMPONENT_ASCII[bytes[i + 3] as usize];
+            if t & ok == 0 {
+                break;
+            }
+            i += 4;
+        }
+        if i == end {
+            break;
+        }
         let b = bytes[i];
         if b < 0x80 {
-            if component.allows_ascii(b) {
+            if COMPONENT_ASCII[b as usize] & ok != 0 {
                 i += 1;
                 continue;
             }

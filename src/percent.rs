@@ -122,16 +122,68 @@ fn decode_utf8_triplets(s: &[u8], i: usize, lead: u8) -> Option<(char, usize)> {
     text.chars().next().map(|c| (c, 3 * n))
 }
 
+/// `%`, for [`RECODE_STOP`].
+const STOP_PCT: u8 = 1;
+/// A byte of a non-ASCII character, for [`RECODE_STOP`].
+const STOP_HIGH: u8 = 2;
+/// An ASCII uppercase letter, for [`RECODE_STOP`].
+const STOP_UPPER: u8 = 4;
+
+const fn build_stop_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b == b'%' {
+            STOP_PCT
+        } else if b >= 0x80 {
+            STOP_HIGH
+        } else if b.is_ascii_uppercase() {
+            STOP_UPPER
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+}
+
+/// The bytes [`recode`] may have to rewrite, by kind.
+static RECODE_STOP: [u8; 256] = build_stop_table();
+
 /// Writes component `s` to `out` under `policy`. `s` must hold only valid IRI characters
 /// and well-formed percent-encodings (the parser guarantees both).
 pub fn recode(s: &str, policy: Recode, out: &mut String) {
     let bytes = s.as_bytes();
+    // The bytes that may need a rewrite under this policy (a raw non-ASCII character is
+    // copied as it is unless it is encoded).
+    let mut stop = STOP_PCT;
+    if policy.encode_non_ascii {
+        stop |= STOP_HIGH;
+    }
+    if policy.lowercase {
+        stop |= STOP_UPPER;
+    }
     let mut i = 0;
     // Copy runs of bytes that need nothing in one go.
     let mut run_start = 0;
     while i < bytes.len() {
+        // Skip such a run four bytes at a time, then one at a time.
+        while i + 4 <= bytes.len() {
+            let t = RECODE_STOP[bytes[i] as usize]
+                | RECODE_STOP[bytes[i + 1] as usize]
+                | RECODE_STOP[bytes[i + 2] as usize]
+                | RECODE_STOP[bytes[i + 3] as usize];
+            if t & stop != 0 {
+                break;
+            }
+            i += 4;
+        }
+        if i == bytes.len() {
+            break;
+        }
         let b = bytes[i];
-        if b != b'%' && b < 0x80 && !(policy.lowercase && b.is_ascii_uppercase()) {
+        if RECODE_STOP[b as usize] & stop == 0 {
             i += 1;
             continue;
         }

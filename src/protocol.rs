@@ -284,7 +284,8 @@ pub struct ValueCondition {
     /// The value is exactly this many hex digits (either case): `sid` with a PHP session
     /// id, not `sid=12` (a story id).
     pub hex_length: Option<u32>,
-    /// The value is at least this many bytes long (as written in the key).
+    /// The value stands for at least this many octets: its bytes in the key, a `%XX`
+    /// counting once, so that `uri` and `iri` keys (`%F0%9F%8D%A3` or `🍣`) agree.
     pub min_length: Option<u32>,
 }
 
@@ -305,7 +306,9 @@ impl ValueCondition {
             }
         }
         if let Some(n) = self.min_length {
-            if v.len() < n as usize {
+            // Every '%' of a key starts a triplet.
+            let pct = v.bytes().filter(|&b| b == b'%').count();
+            if v.len().saturating_sub(2 * pct) < n as usize {
                 return false;
             }
         }

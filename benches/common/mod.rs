@@ -57,7 +57,10 @@ pub fn load() -> Vec<Corpus> {
                 push(&mut out, &path);
             }
         }
-        Err(e) => println!("bench: corpora {} not readable ({e}); skipped", dir.display()),
+        Err(e) => println!(
+            "bench: corpora {} not readable ({e}); skipped",
+            dir.display()
+        ),
     }
     push(
         &mut out,
@@ -75,7 +78,10 @@ fn push(out: &mut Vec<Corpus>, path: &Path) {
                 .unwrap_or_default(),
             bytes,
         }),
-        Err(e) => println!("bench: corpus {} not readable ({e}); skipped", path.display()),
+        Err(e) => println!(
+            "bench: corpus {} not readable ({e}); skipped",
+            path.display()
+        ),
     }
 }
 
@@ -110,8 +116,13 @@ pub fn median_ns(group: &str, function: &str, since: std::time::SystemTime) -> O
     json.get("median")?.get("point_estimate")?.as_f64()
 }
 
-/// Whether the binary was started as a test (`cargo test --benches`, `cargo bench -- --test`)
-/// or to list benchmarks, where no summary is printed.
+/// Whether the binary measures (`cargo bench` passes `--bench`), so that a summary is
+/// printed: not as a test (`cargo test --benches`, `cargo bench -- --test`) nor to list or
+/// profile benchmarks.
 pub fn summary_wanted() -> bool {
-    !std::env::args().any(|a| a == "--test" || a == "--list" || a == "--profile-time")
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().any(|a| a == "--bench")
+        && !args
+            .iter()
+            .any(|a| a == "--test" || a == "--list" || a == "--profile-time")
 }

@@ -1,0 +1,1044 @@
+//! The fast path of the normalizer (SPEC §8): deciding cheaply that a record is already its
+//! own key, so it can be copied through without parsing or rewriting.
+//!
+//! Most records of a crawl or a log are already canonical at the configured rung: a
+//! lowercase scheme and host, no default port, uppercase hex in percent-encodings that must
+//! stay, no dot segments. [`FastPath::accepts`] recognizes such records with one pass over
+//! them, and says `true` only where the full ladder ([`crate::normalize::Normalizer`] with
+//! the fast path off) would give back exactly the same bytes, without an error, a repair or
+//! a warning. Whenever it is in doubt it says `false`, and the full ladder runs; that is
+//! also how every error is produced, so the fast path never has to reproduce one.
+//! [`FastPath::accepts_line`] does the same for the record at the start of a chunk of
+//! lines, finding where it ends on the way, so the engine needs no separate search for the
+//! line feed (SPEC §8).
+//!
+//! What sends a record to the full ladder:
+//! - anything the lenient repairs would change (a space or another character URIs forbid, a
+//!   `%` without two hex digits), a control character (a carriage return too, unless it is
+//!   the one before the line feed), `[` or `]`, a second `#`, an empty record;
+//! - options whose work this path does not do: a base, protocol rules, the SURT form, a
+//!   fragment with `--drop-fragment`, a relative reference with `--absolute`; with `--nfc`,
+//!   any non-ASCII text, raw or percent-encoded;
+//! - in the scheme (from the syntax rung on): an uppercase letter;
+//! - in the authority: userinfo, an IP literal, a `%`, non-ASCII, an uppercase letter, an
+//!   empty port; for schemes with a table row (scheme rung), a default port, a port with
+//!   leading zeros, a host that is not a plain lowercase LDH name (IDNA could change it,
+//!   or fail and warn: `xn--` labels and `--` in the third and fourth position included),
+//!   `file://localhost`, an empty path where the row says it means `/`, and every `mailto:`
+//!   and `urn:` record;
+//! - in the path, query and fragment: a percent-encoding the rung rewrites (lowercase hex,
+//!   an unreserved octet, and in the `iri` form any octet `%80`–`%FF`), a dot segment in a
+//!   path whose dots are removed, and raw non-ASCII in the `uri` form.
+//!
+//! The scan takes the path, query and fragment (and a DNS host) sixteen bytes at a time: a
+//! block becomes a few bit masks, one bit per byte (the bytes no component allows raw, the
+//! line feed, `%`, `#`, `.`, `/`, non-ASCII; for hosts, the bytes outside `a-z 0-9 - .`,
+//! `:`, the end of the authority), and bit operations on the masks answer the questions:
+//! where the record ends (the first disallowed byte must be its line feed), whether a `.`
+//! follows a `/` (a possible dot segment, checked exactly then), whether a host label is
+//! empty or starts or ends with a hyphen. On x86_64 the masks come from SSE2 compares (part
+//! of the x86_64 baseline); elsewhere, and as the reference they are tested against, from
+//! a plain loop over the bytes. Rarer classes (`%`, non-ASCII, a dot segment) are looked at
+//! again only when the masks say the record holds them.
+
+use crate::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
+use crate::normalize::{Form, Level, Options};
+use crate::path;
+use crate::scheme::{SchemeRule, Special, SCHEMES};
+
+// ---------------------------------------------------------------------------------------
+// Sixteen-byte blocks as bit masks
+// ---------------------------------------------------------------------------------------
+
+/// What each byte of a 16-byte block of a path, query or fragment is: bit `k` of a field
+/// describes byte `k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct TailMasks {
+    /// Bytes that no component allows raw: controls (the line feed too), space, the
+    /// printable characters URIs forbid, `[`, `]`, DEL.
+    bad: u32,
+    /// `\n`.
+    nl: u32,
+    /// `%`.
+    pct: u32,
+    /// `#`.
+    hash: u32,
+    /// `.`.
+    dot: u32,
+    /// `/`.
+    slash: u32,
+    /// Bytes of non-ASCII characters.
+    high: u32,
+}
+
+/// What each byte of a 16-byte block of an authority is (bit `k` for byte `k`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct HostMasks {
+    /// Bytes that end the authority: `/`, `?`, `#`, and the line feed that ends a record.
+    end: u32,
+    /// `:`.
+    colon: u32,
+    /// `.`.
+    dot: u32,
+    /// `-`.
+    hyphen: u32,
+    /// Bytes other than `a-z`, `0-9`, `-` and `.`.
+    not_ldh: u32,
+}
+
+/// Whether byte `b` is one that no path, query or fragment allows raw.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+const fn is_bad(b: u8) -> bool {
+    b < 0x21
+        || matches!(
+            b,
+            b'"' | b'<' | b'>' | b'[' | b'\\' | b']' | b'^' | b'`' | b'{' | b'|' | b'}' | 0x7f
+        )
+}
+
+/// [`TailMasks`] one byte at a time: the reference for the SIMD form, and the form used
+/// where there is none.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn tail_masks_scalar(c: &[u8; 16]) -> TailMasks {
+    let mut m = TailMasks::default();
+    for (k, &b) in c.iter().enumerate() {
+        let bit = |yes: bool| u32::from(yes) << k;
+        m.bad |= bit(b < 0x80 && is_bad(b));
+        m.nl |= bit(b == b'\n');
+        m.pct |= bit(b == b'%');
+        m.hash |= bit(b == b'#');
+        m.dot |= bit(b == b'.');
+        m.slash |= bit(b == b'/');
+        m.high |= bit(b >= 0x80);
+    }
+    m
+}
+
+/// The bytes of a block of a path, query or fragment that are more than ordinary
+/// characters: `bad | pct | hash | dot | high` of its [`TailMasks`]. Most blocks have none.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn tail_special_scalar(c: &[u8; 16]) -> u32 {
+    let m = tail_masks_scalar(c);
+    m.bad | m.pct | m.hash | m.dot | m.high
+}
+
+/// [`HostMasks`] one byte at a time: the reference for the SIMD form, and the form used
+/// where there is none.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+fn host_masks_scalar(c: &[u8; 16]) -> HostMasks {
+    let mut m = HostMasks::default();
+    for (k, &b) in c.iter().enumerate() {
+        let bit = |yes: bool| u32::from(yes) << k;
+        m.end |= bit(matches!(b, b'/' | b'?' | b'#' | b'\n'));
+        m.colon |= bit(b == b':');
+        m.dot |= bit(b == b'.');
+        m.hyphen |= bit(b == b'-');
+        m.not_ldh |= bit(!(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'));
+    }
+    m
+}
+
+/// The masks from SSE2 compares: sixteen bytes in a handful of instructions.
+#[cfg(target_arch = "x86_64")]
+mod sse2 {
+    use super::{HostMasks, TailMasks};
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
+        _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
+    };
+
+    // SAFETY, for every `unsafe` block of this module: the intrinsics need SSE2, which every
+    // x86_64 processor has (it is part of the x86_64 baseline, enabled on every x86_64
+    // target); the one load, `_mm_loadu_si128`, reads the 16 bytes of a `&[u8; 16]` and
+    // needs no alignment. Nothing else is unsafe about them: they compute on values.
+
+    /// The block `c` in a register.
+    #[inline(always)]
+    fn load(c: &[u8; 16]) -> __m128i {
+        // SAFETY: see the module comment.
+        unsafe { _mm_loadu_si128(c.as_ptr().cast()) }
+    }
+
+    /// Bytes equal to `x`, as a mask.
+    #[inline(always)]
+    fn eq(v: __m128i, x: u8) -> __m128i {
+        // SAFETY: see the module comment.
+        unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8)) }
+    }
+
+    /// Bytes in `lo..lo + n`, unsigned, as a mask: `v - lo` (wrapping) is at most `n - 1`.
+    #[inline(always)]
+    fn within(v: __m128i, lo: u8, n: u8) -> __m128i {
+        // SAFETY: see the module comment.
+        unsafe {
+            let d = _mm_sub_epi8(v, _mm_set1_epi8(lo as i8));
+            _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8((n - 1) as i8)), d)
+        }
+    }
+
+    #[inline(always)]
+    fn or(a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: see the module comment.
+        unsafe { _mm_or_si128(a, b) }
+    }
+
+    /// The top bit of each byte, one bit per byte.
+    #[inline(always)]
+    fn bits(v: __m128i) -> u32 {
+        // SAFETY: see the module comment.
+        unsafe { _mm_movemask_epi8(v) as u32 }
+    }
+
+    /// Controls, space, and non-ASCII bytes: below 0x21 as signed bytes.
+    #[inline(always)]
+    fn low_or_high(v: __m128i) -> __m128i {
+        // SAFETY: see the module comment.
+        unsafe { _mm_cmplt_epi8(v, _mm_set1_epi8(0x21)) }
+    }
+
+    /// The printable ASCII characters that no component allows raw, and DEL.
+    #[inline(always)]
+    fn forbidden(v: __m128i) -> __m128i {
+        // '<' and '>' are 0x3C and 0x3E: with bit 1 set, both read 0x3E.
+        // SAFETY: see the module comment.
+        let angle = eq(unsafe { _mm_or_si128(v, _mm_set1_epi8(2)) }, b'>');
+        or(
+            or(or(eq(v, b'"'), eq(v, b'`')), or(eq(v, 0x7f), angle)),
+            // '[' '\' ']' '^', and '{' '|' '}'.
+            or(within(v, b'[', 4), within(v, b'{', 3)),
+        )
+    }
+
+    /// `bad | pct | hash | dot | high` of [`tail_masks`], with fewer instructions.
+    #[inline(always)]
+    pub(super) fn tail_special(c: &[u8; 16]) -> u32 {
+        let v = load(c);
+        let flags = or(or(eq(v, b'%'), eq(v, b'#')), eq(v, b'.'));
+        bits(or(or(low_or_high(v), forbidden(v)), flags))
+    }
+
+    #[inline(always)]
+    pub(super) fn tail_masks(c: &[u8; 16]) -> TailMasks {
+        let v = load(c);
+        let high = bits(v);
+        // The non-ASCII bytes are taken out of `low_or_high` again.
+        let low = bits(low_or_high(v)) & !high;
+        TailMasks {
+            bad: low | bits(forbidden(v)),
+            nl: bits(eq(v, b'\n')),
+            pct: bits(eq(v, b'%')),
+            hash: bits(eq(v, b'#')),
+            dot: bits(eq(v, b'.')),
+            slash: bits(eq(v, b'/')),
+            high,
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn host_masks(c: &[u8; 16]) -> HostMasks {
+        let v = load(c);
+        let dot = eq(v, b'.');
+        let hyphen = eq(v, b'-');
+        let ldh = or(
+            or(within(v, b'a', 26), within(v, b'0', 10)),
+            or(dot, hyphen),
+        );
+        HostMasks {
+            end: bits(or(
+                or(eq(v, b'/'), eq(v, b'?')),
+                or(eq(v, b'#'), eq(v, b'\n')),
+            )),
+            colon: bits(eq(v, b':')),
+            dot: bits(dot),
+            hyphen: bits(hyphen),
+            not_ldh: !bits(ldh) & 0xffff,
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+use sse2::{host_masks, tail_masks, tail_special};
+
+#[cfg(not(target_arch = "x86_64"))]
+use self::{
+    host_masks_scalar as host_masks, tail_masks_scalar as tail_masks,
+    tail_special_scalar as tail_special,
+};
+
+/// The 16 bytes of `b` from `i`; past the end of `b`, line feeds (which end any record).
+#[inline(always)]
+fn block<T>(b: &[u8], i: usize, masks: impl Fn(&[u8; 16]) -> T) -> T {
+    match b.get(i..i + 16) {
+        Some(c) => masks(c.try_into().expect("16 bytes")),
+        None => {
+            let mut padded = [b'\n'; 16];
+            let rest = &b[i.min(b.len())..];
+            padded[..rest.len()].copy_from_slice(rest);
+            masks(&padded)
+        }
+    }
+}
+
+/// The bits below bit `n` (`n <= 64`).
+#[inline(always)]
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    }
+}
+
+/// What the scan of a path, query and fragment found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Tail {
+    /// The end of the record: its line feed (or the carriage return before one), or the
+    /// end of the text.
+    end: usize,
+    /// It holds a `%`.
+    pct: bool,
+    /// It holds a `#` (just one).
+    hash: bool,
+    /// It holds non-ASCII characters.
+    high: bool,
+    /// A `.` starts a segment: first in the path, or after a `/` (a dot segment may be
+    /// there; a `.` in the query after a `/` counts too).
+    dots: bool,
+}
+
+/// Scans the path, query and fragment that start at `from`, to the end of the record.
+/// `None` when a byte that no component allows raw comes before the line feed (a carriage
+/// return just before it excepted), or when there is a second `#`.
+#[inline(always)]
+fn scan_tail(b: &[u8], from: usize) -> Option<Tail> {
+    let mut i = from;
+    let (mut pct, mut hash, mut high, mut dots) = (0u32, 0u32, 0u32, 0u32);
+    loop {
+        if block(b, i, tail_special) == 0 {
+            // Ordinary characters only (the common case).
+            i += 16;
+            continue;
+        }
+        let m = block(b, i, tail_masks);
+        // A '/' before the block, or the start of the path (where a '.' starts a segment).
+        let carry = u32::from(i == from || b[i - 1] == b'/');
+        let (keep, stop) = if m.bad != 0 {
+            let p = m.bad.trailing_zeros();
+            // The record ends at its line feed, or at the carriage return before one.
+            if m.nl & (1 << p) == 0 && !ends_crlf(b, i + p as usize) {
+                return None;
+            }
+            ((1u32 << p) - 1, Some(p as usize))
+        } else {
+            (0xffff, None)
+        };
+        pct |= m.pct & keep;
+        high |= m.high & keep;
+        dots |= ((m.slash << 1) | carry) & m.dot & keep;
+        let h = m.hash & keep;
+        if h != 0 {
+            if hash != 0 || h & (h - 1) != 0 {
+                return None;
+            }
+            hash = h;
+        }
+        if let Some(p) = stop {
+            return Some(Tail {
+                end: i + p,
+                pct: pct != 0,
+                hash: hash != 0,
+                high: high != 0,
+                dots: dots != 0,
+            });
+        }
+        i += 16;
+    }
+}
+
+/// Whether `b[i..]` starts with a carriage return and a line feed.
+#[inline]
+fn ends_crlf(b: &[u8], i: usize) -> bool {
+    b.get(i..i + 2) == Some(b"\r\n")
+}
+
+/// The plain form of [`scan_tail`], kept as the reference it is tested against.
+#[cfg(test)]
+fn scan_tail_reference(b: &[u8], from: usize) -> Option<Tail> {
+    let end = b[from..]
+        .iter()
+        .position(|&c| c < 0x80 && is_bad(c))
+        .map_or(b.len(), |k| from + k);
+    if end < b.len() && b[end] != b'\n' && !b[end..].starts_with(b"\r\n") {
+        return None;
+    }
+    let t = &b[from..end];
+    if t.iter().filter(|&&c| c == b'#').count() > 1 {
+        return None;
+    }
+    Some(Tail {
+        end,
+        pct: t.contains(&b'%'),
+        hash: t.contains(&b'#'),
+        high: !t.is_ascii(),
+        dots: t.first() == Some(&b'.') || t.windows(2).any(|w| w == b"/."),
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Byte classes for the other authorities
+// ---------------------------------------------------------------------------------------
+
+/// A byte that the syntax rung would change or reject in an ASCII `reg-name`: anything but
+/// lowercase `unreserved` and `sub-delims` (`:` and the authority's end excepted).
+const H_NOT_LOWER_REG: u8 = 1 << 0;
+/// A byte that a `reg-name` cannot hold raw: anything but `unreserved` and `sub-delims`
+/// (`:` and the authority's end excepted).
+const H_NOT_STRING: u8 = 1 << 1;
+/// `:`.
+const H_COLON: u8 = 1 << 2;
+/// A byte that ends the authority: `/`, `?`, `#`, or the line feed that ends the record.
+const H_END: u8 = 1 << 3;
+
+const fn build_host_table() -> [u8; 256] {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        let mut f = 0u8;
+        if b == b':' {
+            f |= H_COLON;
+        } else if matches!(b, b'/' | b'?' | b'#' | b'\n') {
+            f |= H_END;
+        } else {
+            let reg = chars::ASCII_CLASS[i] & (chars::UNRESERVED | chars::SUB_DELIM) != 0;
+            if !reg {
+                f |= H_NOT_STRING;
+            }
+            if !reg || b.is_ascii_uppercase() {
+                f |= H_NOT_LOWER_REG;
+            }
+        }
+        t[i] = f;
+        i += 1;
+    }
+    t
+}
+
+/// The class of every byte value, for authorities without a DNS rule.
+static HOST_CLASS: [u8; 256] = build_host_table();
+
+/// Scans `b` from `from` to the first byte whose class (in `table`) has a bit of `stop`.
+/// Returns its index (or `b.len()`) and the OR of the classes of the bytes before it.
+#[inline]
+fn scan_to_stop(b: &[u8], from: usize, table: &[u8; 256], stop: u8) -> (usize, u8) {
+    let mut acc = 0u8;
+    for (k, &c) in b[from..].iter().enumerate() {
+        let class = table[c as usize];
+        if class & stop != 0 {
+            return (from + k, acc);
+        }
+        acc |= class;
+    }
+    (b.len(), acc)
+}
+
+// ---------------------------------------------------------------------------------------
+// The fast path
+// ---------------------------------------------------------------------------------------
+
+/// The fast path of one configured normalizer: what it may copy through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FastPath {
+    /// False when an option needs work the fast path does not do (base, rules, SURT).
+    enabled: bool,
+    /// The `string` rung: only validity matters.
+    string_level: bool,
+    /// The `scheme` rung or above: the scheme table applies.
+    scheme_rules: bool,
+    /// The `iri` form.
+    iri: bool,
+    drop_fragment: bool,
+    /// `--nfc` at the syntax rung or above.
+    nfc: bool,
+    absolute: bool,
+    /// The table rows of `http`, `https` and `file` at the scheme rung (none below it), to
+    /// answer the most common schemes without a lookup.
+    http: Option<&'static SchemeRule>,
+    https: Option<&'static SchemeRule>,
+    file: Option<&'static SchemeRule>,
+    /// The bits of [`HOST_CLASS`] that a host without a DNS rule must not have.
+    host_mask: u8,
+}
+
+impl FastPath {
+    /// The fast path for a normalizer built with `o`.
+    pub(crate) fn new(o: &Options) -> FastPath {
+        let protocol_rules = o.level == Level::Protocol && o.rules.is_some();
+        let scheme_rules = o.level >= Level::Scheme;
+        let row = |name: &str| {
+            if scheme_rules {
+                lookup(name.as_bytes())
+            } else {
+                None
+            }
+        };
+        FastPath {
+            enabled: o.base.is_none() && !protocol_rules && o.form != Form::Surt,
+            string_level: o.level == Level::String,
+            scheme_rules,
+            iri: o.form == Form::Iri,
+            drop_fragment: o.drop_fragment,
+            nfc: o.nfc && o.level >= Level::Syntax,
+            absolute: o.absolute,
+            http: row("http"),
+            https: row("https"),
+            file: row("file"),
+            host_mask: if o.level == Level::String {
+                H_NOT_STRING
+            } else {
+                H_NOT_LOWER_REG
+            },
+        }
+    }
+
+    /// The fast path turned off: [`FastPath::accepts`] always says `false`.
+    pub(crate) fn off(self) -> FastPath {
+        FastPath {
+            enabled: false,
+            ..self
+        }
+    }
+
+    /// Whether `s` is valid and is its own key: the full ladder would append exactly `s`,
+    /// with no error and no warning. Also implies that the lenient repairs of a raw line
+    /// (trimming, percent-encoding forbidden characters, `%25` for a stray `%`) would leave
+    /// `s` as it is. `false` means only "not known", never "invalid".
+    #[inline]
+    pub(crate) fn accepts(&self, s: &str) -> bool {
+        self.accepts_line(s) == Some(s.len())
+    }
+
+    /// [`FastPath::accepts`] for the record at the start of `rest`, which ends at the first
+    /// line feed (or at the end of `rest`), without one carriage return before the line
+    /// feed: its length, if it passes. `rest[len..]` then is empty or starts with `\n` or
+    /// `\r\n`.
+    #[inline]
+    pub(crate) fn accepts_line(&self, rest: &str) -> Option<usize> {
+        if !self.enabled {
+            return None;
+        }
+        let len = self.scan(rest)?;
+        if len >= u32::MAX as usize {
+            return None;
+        }
+        Some(len)
+    }
+
+    /// The body of [`FastPath::accepts_line`].
+    fn scan(&self, s: &str) -> Option<usize> {
+        let b = s.as_bytes();
+        if matches!(b.first(), None | Some(b'\n')) {
+            // An empty record is an error.
+            return None;
+        }
+        let canon = !self.string_level;
+
+        // Scheme (RFC 3986 §3.1): the text before a ':' that comes before any / ? #.
+        let rule: Option<&'static SchemeRule>;
+        let has_scheme;
+        let mut pos;
+        if b.starts_with(b"https://") {
+            (rule, has_scheme, pos) = (self.https, true, 6);
+        } else if b.starts_with(b"http://") {
+            (rule, has_scheme, pos) = (self.http, true, 5);
+        } else if b.starts_with(b"file://") {
+            (rule, has_scheme, pos) = (self.file, true, 5);
+        } else {
+            let mut i = 0;
+            while i < b.len() && chars::is(b[i], chars::SCHEME) {
+                i += 1;
+            }
+            if i < b.len() && b[i] == b':' {
+                let scheme = &b[..i];
+                if i == 0 || !scheme[0].is_ascii_alphabetic() {
+                    return None;
+                }
+                if canon && scheme.iter().any(u8::is_ascii_uppercase) {
+                    return None;
+                }
+                rule = if self.scheme_rules {
+                    lookup(scheme)
+                } else {
+                    None
+                };
+                if rule.is_some_and(|r| matches!(r.special, Special::Mailto | Special::Urn)) {
+                    return None;
+                }
+                has_scheme = true;
+                pos = i + 1;
+            } else {
+                // A relative reference, unless a ':' comes first among : / ? # in the
+                // record (an invalid scheme: the full ladder reports it).
+                let first = b[i..]
+                    .iter()
+                    .position(|&c| matches!(c, b':' | b'/' | b'?' | b'#' | b'\n'));
+                if first.is_some_and(|k| b[i + k] == b':') || self.absolute {
+                    return None;
+                }
+                (rule, has_scheme, pos) = (None, false, 0);
+            }
+        }
+
+        // Authority (RFC 3986 §3.2): "//" up to the next / ? # (or the end of the record).
+        let has_authority = b[pos..].starts_with(b"//");
+        if has_authority {
+            let start = pos + 2;
+            pos = match rule {
+                Some(r) if r.dns_host => self.dns_authority(b, start, r)?,
+                _ => {
+                    let (end, acc) = scan_to_stop(b, start, &HOST_CLASS, H_END);
+                    if !self.reg_authority_ok(&b[start..end], acc) {
+                        return None;
+                    }
+                    end
+                }
+            };
+            if rule.is_some_and(|r| r.empty_path_is_slash)
+                && matches!(b.get(pos), None | Some(b'?' | b'#' | b'\n'))
+            {
+                return None;
+            }
+        }
+
+        // Path, query and fragment, up to the end of the record.
+        let tail = scan_tail(b, pos)?;
+        let end = tail.end;
+        let t = &b[pos..end];
+        if tail.hash && self.drop_fragment {
+            return None;
+        }
+        if tail.pct && !self.percent_ok(t) {
+            return None;
+        }
+        if tail.high {
+            // The uri form encodes raw non-ASCII; NFC may change it.
+            if (canon && !self.iri) || self.nfc {
+                return None;
+            }
+            if !non_ascii_ok(s.get(pos..end)?) {
+                return None;
+            }
+        }
+        if canon && tail.dots {
+            // Dot segments go from any path but a relative-path reference's (SPEC §3).
+            let path_end = memchr::memchr2(b'?', b'#', t).unwrap_or(t.len());
+            let path = s.get(pos..pos + path_end)?;
+            let remove_dots = has_scheme || has_authority || path.starts_with('/');
+            if remove_dots && path::has_dot_segments(path) {
+                return None;
+            }
+        }
+        Some(end)
+    }
+
+    /// For a scheme whose hosts are DNS names (scheme rung): the end of the authority that
+    /// starts at `start`, if it is valid and already canonical. The host must be empty or
+    /// a lowercase LDH name, exactly what the fast path of [`crate::host::dns_host`] takes
+    /// (labels of letters, digits and hyphens, 1–63 octets, no hyphen first or last, no
+    /// `--` in the third and fourth position, so no `xn--` label; one trailing root dot
+    /// allowed), which is its own A-label and U-label form; not `localhost` for `file`; no
+    /// userinfo (nor anything else outside `a-z 0-9 - . :`); a canonical port if any.
+    #[inline(always)]
+    fn dns_authority(&self, b: &[u8], start: usize, rule: &SchemeRule) -> Option<usize> {
+        // Up to 64 bytes of masks, one block at a time until the end of the authority.
+        let (mut end, mut colon, mut dot, mut hyphen, mut not_ldh) = (0u64, 0u64, 0, 0, 0);
+        for k in 0..4 {
+            let m = block(b, start + 16 * k, host_masks);
+            let at = 16 * k;
+            end |= u64::from(m.end) << at;
+            colon |= u64::from(m.colon) << at;
+            dot |= u64::from(m.dot) << at;
+            hyphen |= u64::from(m.hyphen) << at;
+            not_ldh |= u64::from(m.not_ldh) << at;
+            if m.end != 0 {
+                break;
+            }
+        }
+        if end == 0 {
+            // An authority of 64 bytes or more: the full ladder.
+            return None;
+        }
+        let len = end.trailing_zeros() as usize;
+        let colon = colon & low_bits(len);
+        let host_len = if colon != 0 {
+            colon.trailing_zeros() as usize
+        } else {
+            len
+        };
+        if host_len > 0 {
+            if not_ldh & low_bits(host_len) != 0 {
+                return None;
+            }
+            // One trailing root dot is allowed; the labels before it must be LDH labels
+            // (each at most 63 octets, as the whole host is).
+            let body = host_len - ((dot >> (host_len - 1)) & 1) as usize;
+            if body == 0 {
+                return None;
+            }
+            let (d, h) = (dot & low_bits(body), hyphen & low_bits(body));
+            let last = 1u64 << (body - 1);
+            // No empty label: no '.' first or last, no "..".
+            if d & 1 != 0 || d & last != 0 || d & (d >> 1) != 0 {
+                return None;
+            }
+            if h != 0 {
+                let host = &b[start..start + host_len];
+                if h & (h >> 1) != 0 {
+                    // "--" may stand in the third and fourth position of a label.
+                    if !is_lowercase_ldh_host(host) {
+                        return None;
+                    }
+                } else if h & 1 != 0 || h & last != 0 || d & (h >> 1) != 0 || h & (d >> 1) != 0 {
+                    // A label starts or ends with '-'.
+                    return None;
+                }
+            }
+            if rule.special == Special::File && &b[start..start + host_len] == b"localhost" {
+                return None;
+            }
+        }
+        if colon != 0 && !self.port_ok(&b[start + host_len + 1..start + len], Some(rule)) {
+            return None;
+        }
+        Some(start + len)
+    }
+
+    /// Whether the authority `a` (without its `//`) of a scheme without a DNS rule is valid
+    /// and written as the rung writes it: no userinfo, no IP literal, no `%`, an ASCII host
+    /// that is lowercase from the syntax rung on, a port in canonical form. `acc` is the OR
+    /// of the [`HOST_CLASS`] classes of its bytes.
+    #[inline]
+    fn reg_authority_ok(&self, a: &[u8], acc: u8) -> bool {
+        // RFC 3987 §5.3.2.1: an ASCII host is lowercased.
+        if acc & self.host_mask != 0 {
+            return false;
+        }
+        if acc & H_COLON == 0 {
+            return true;
+        }
+        let colon = memchr::memchr(b':', a).unwrap_or(a.len());
+        self.port_ok(&a[colon + 1..], None)
+    }
+
+    /// Whether the port `p` (without its `:`) is valid and written as the rung writes it.
+    #[inline]
+    fn port_ok(&self, p: &[u8], rule: Option<&SchemeRule>) -> bool {
+        if !p.iter().all(u8::is_ascii_digit) {
+            return false;
+        }
+        if self.string_level {
+            return true;
+        }
+        if p.is_empty() {
+            return false;
+        }
+        match rule {
+            Some(r) => {
+                !(p.len() > 1 && p[0] == b'0') && r.default_port.map(str::as_bytes) != Some(p)
+            }
+            None => true,
+        }
+    }
+
+    /// Whether every `%` of `tail` starts a valid triplet that the rung keeps as it is.
+    fn percent_ok(&self, tail: &[u8]) -> bool {
+        for i in memchr::memchr_iter(b'%', tail) {
+            let (Some(&hi), Some(&lo)) = (tail.get(i + 1), tail.get(i + 2)) else {
+                return false;
+            };
+            if self.string_level {
+                if !(chars::is(hi, chars::HEX) && chars::is(lo, chars::HEX)) {
+                    return false;
+                }
+                continue;
+            }
+            // Canonical: uppercase hex digits (RFC 3986 §6.2.2.1)...
+            let (Some(h), Some(l)) = (upper_hex(hi), upper_hex(lo)) else {
+                return false;
+            };
+            let octet = h << 4 | l;
+            // ... of an octet that is not decoded: not unreserved (§6.2.2.2), and not part
+            // of UTF-8 that the iri form (RFC 3987 §3.2) or NFC may decode.
+            if chars::is_unreserved(octet) || (octet >= 0x80 && (self.iri || self.nfc)) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// The value of an uppercase hex digit.
+#[inline]
+fn upper_hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// The table row of a lowercase scheme.
+#[inline]
+fn lookup(scheme: &[u8]) -> Option<&'static SchemeRule> {
+    SCHEMES
+        .iter()
+        .find(|r| r.name.len() == scheme.len() && r.name.as_bytes() == scheme)
+}
+
+/// Whether a host is a valid LDH name in lowercase, exactly as the fast path of
+/// [`crate::host::dns_host`] requires (labels of letters, digits and hyphens, 1–63 octets,
+/// no hyphen first or last, no `--` in the third and fourth position, so no `xn--` label;
+/// at most 253 octets; one trailing root dot allowed): such a host is its own A-label and
+/// U-label form.
+fn is_lowercase_ldh_host(b: &[u8]) -> bool {
+    let body = b.strip_suffix(b".").unwrap_or(b);
+    if body.is_empty() || body.len() > 253 {
+        return false;
+    }
+    body.split(|&c| c == b'.').all(|label| {
+        let n = label.len();
+        (1..=63).contains(&n)
+            && label
+                .iter()
+                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+            && label[0] != b'-'
+            && label[n - 1] != b'-'
+            && !(n >= 4 && label[2..4] == *b"--")
+    })
+}
+
+/// Whether every non-ASCII character of `tail` (the path, query and fragment) is allowed
+/// where it stands (RFC 3987 §2.2: `ucschar`, `iprivate` in the query only; never a bidi
+/// formatting character, §4.1).
+fn non_ascii_ok(tail: &str) -> bool {
+    let mut in_query = false;
+    let mut in_fragment = false;
+    for c in tail.chars() {
+        match c {
+            '?' if !in_fragment => in_query = true,
+            '#' => {
+                in_query = false;
+                in_fragment = true;
+            }
+            c if c.is_ascii() => {}
+            c => {
+                if is_bidi_format(c) || !(is_ucschar(c) || (in_query && is_iprivate(c))) {
+                    return false;
+                }
+            }
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A deterministic xorshift generator.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        /// `len` bytes, mostly from `alphabet`, sometimes any byte at all.
+        fn bytes(&mut self, len: usize, alphabet: &[u8]) -> Vec<u8> {
+            self.bytes_from(len, alphabet, true)
+        }
+
+        /// `len` bytes from `alphabet`, and with `wild` sometimes any byte at all.
+        fn bytes_from(&mut self, len: usize, alphabet: &[u8], wild: bool) -> Vec<u8> {
+            (0..len)
+                .map(|_| {
+                    let r = self.next();
+                    if wild && r % 13 == 0 {
+                        (r >> 8) as u8
+                    } else {
+                        alphabet[(r >> 8) as usize % alphabet.len()]
+                    }
+                })
+                .collect()
+        }
+    }
+
+    #[test]
+    fn block_masks_agree_with_the_scalar_reference() {
+        // Every byte value in every position.
+        for x in 0..=255u8 {
+            for k in 0..16 {
+                let mut c = [b'a'; 16];
+                c[k] = x;
+                assert_eq!(tail_masks(&c), tail_masks_scalar(&c), "{x:#x} at {k}");
+                assert_eq!(tail_special(&c), tail_special_scalar(&c), "{x:#x} at {k}");
+                assert_eq!(host_masks(&c), host_masks_scalar(&c), "{x:#x} at {k}");
+            }
+        }
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        for _ in 0..20_000 {
+            let v = rng.bytes(16, b"az09-._~/?#%:@[]\n\r\t \\\"<>{|}^`\x7f\xc3\xa9");
+            let c: [u8; 16] = v.try_into().unwrap();
+            assert_eq!(tail_masks(&c), tail_masks_scalar(&c), "{c:?}");
+            assert_eq!(tail_special(&c), tail_special_scalar(&c), "{c:?}");
+            assert_eq!(host_masks(&c), host_masks_scalar(&c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn bad_bytes_are_those_no_component_allows() {
+        for b in 0..0x80u8 {
+            let allowed = chars::is(b, chars::UNRESERVED | chars::SUB_DELIM)
+                || matches!(b, b':' | b'@' | b'/' | b'?' | b'%' | b'#');
+            assert_eq!(is_bad(b), !allowed, "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn tail_scan_agrees_with_the_reference() {
+        let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
+        for len in 0..80 {
+            for _ in 0..300 {
+                let bytes = rng.bytes(len, b"ab/./a.\n%#/?x\xc3\xa9 \r\n");
+                for from in [0, len / 4, len / 2, len] {
+                    assert_eq!(
+                        scan_tail(&bytes, from),
+                        scan_tail_reference(&bytes, from),
+                        "{bytes:?} from {from}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn dns_authorities() {
+        let f = FastPath::new(&Options::default());
+        let http = lookup(b"http").unwrap();
+        let file = lookup(b"file").unwrap();
+        let end = |a: &str, rule| f.dns_authority(a.as_bytes(), 0, rule);
+        for (a, want) in [
+            ("example.com/x", Some(11)),
+            ("example.com", Some(11)),
+            ("example.com.:8080?", Some(17)),
+            ("a-b.c-d#", Some(7)),
+            ("/", Some(0)),
+            (":81/", Some(3)),
+            ("1.2.3.4\n", Some(7)),
+            ("Example.com/", None),
+            ("example.com:80/", None),
+            ("example.com:080/", None),
+            ("example.com:/", None),
+            ("example.com:8x/", None),
+            ("user@example.com/", None),
+            ("[::1]/", None),
+            ("a..b/", None),
+            (".a/", None),
+            ("a../", None),
+            ("./", None),
+            ("-a.b/", None),
+            ("a-.b/", None),
+            ("a.-b/", None),
+            ("a.b-/", None),
+            ("xn--bcher-kva.example/", None),
+            ("r4---sn.example/", None),
+            ("ab--c/", None),
+            ("a_b/", None),
+            ("a%41/", None),
+            ("\u{e9}/", None),
+        ] {
+            assert_eq!(end(a, http), want, "{a:?}");
+        }
+        assert_eq!(end("abc--d.example/", http), Some(14));
+        assert_eq!(end("localhost/", http), Some(9));
+        assert_eq!(end("localhost/", file), None);
+        assert_eq!(end("localhost./", file), Some(10));
+        let long = format!("{}.com/", "a".repeat(59));
+        assert_eq!(end(&long, http), Some(63));
+        let longer = format!("{}.com/", "a".repeat(60));
+        assert_eq!(end(&longer, http), None);
+    }
+
+    #[test]
+    fn dns_authorities_agree_with_the_full_host_check() {
+        let f = FastPath::new(&Options::default());
+        let http = lookup(b"http").unwrap();
+        let mut rng = Rng(0x1234_5678_9ABC_DEF1);
+        for len in 0..70 {
+            for _ in 0..200 {
+                let mut a = rng.bytes_from(len, b"ab0.-x-n.", false);
+                a.push(b'/');
+                let fast = f.dns_authority(&a, 0, http);
+                let host = &a[..len];
+                let want = host.is_empty() || is_lowercase_ldh_host(host);
+                // Authorities of 64 bytes or more are left to the full ladder.
+                let expect = (want && len < 64).then_some(len);
+                assert_eq!(fast, expect, "{:?}", String::from_utf8_lossy(&a));
+            }
+        }
+    }
+
+    #[test]
+    fn records_end_at_a_line_feed() {
+        let f = FastPath::new(&Options::default());
+        assert_eq!(f.accepts_line("http://a/b\nHTTP://x"), Some(10));
+        assert_eq!(f.accepts_line("foo://a\nb"), Some(7));
+        assert_eq!(f.accepts_line("http://a\n/b"), None);
+        assert_eq!(f.accepts_line("http://a/b\r\nx"), Some(10));
+        assert_eq!(f.accepts_line("http://a/b\rx"), None);
+        assert_eq!(f.accepts_line("http://a/b\r"), None);
+        assert_eq!(f.accepts_line("http://a/b\r\r\n"), None);
+        assert_eq!(f.accepts_line("a\r\n"), Some(1));
+        assert!(!f.accepts("http://a/b\r"));
+        assert_eq!(f.accepts_line("\nhttp://a/"), None);
+        assert_eq!(f.accepts_line("a/b\nc:d"), Some(3));
+        assert_eq!(f.accepts_line("ab\nc:d"), Some(2));
+        assert_eq!(
+            f.accepts_line("http://a/b/c/d/e/f/g/h/i/j/k/l/m\n/./"),
+            Some(32)
+        );
+        assert!(!f.accepts("http://a/b\n"));
+        assert!(f.accepts("http://a/b"));
+        assert!(!f.off().accepts("http://a/b"));
+    }
+
+    #[test]
+    fn ldh_hosts() {
+        for h in [
+            "a",
+            "example.com",
+            "example.com.",
+            "a-b.c",
+            "r4-s.x",
+            "1.2.3.4",
+        ] {
+            assert!(is_lowercase_ldh_host(h.as_bytes()), "{h}");
+        }
+        for h in [
+            "", ".", "a..b", ".a", "A.com", "-a", "a-", "xn--a", "ab--c", "r4---sn", "a_b",
+            "a.com..",
+        ] {
+            assert!(!is_lowercase_ldh_host(h.as_bytes()), "{h}");
+        }
+        assert!(is_lowercase_ldh_host("a".repeat(63).as_bytes()));
+        assert!(!is_lowercase_ldh_host("a".repeat(64).as_bytes()));
+        assert!(!is_lowercase_ldh_host(
+            format!("{}.b", "a".repeat(64)).as_bytes()
+        ));
+        let long = vec!["c".repeat(63); 4].join(".");
+        assert!(!is_lowercase_ldh_host(long.as_bytes()));
+    }
+}
