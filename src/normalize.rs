@@ -31,11 +31,11 @@ use crate::fast::FastPath;
 use crate::host::{self, HostForm};
 use crate::parse::{HostKind, IriRef};
 use crate::path;
-use crate::protocol::Rules;
-use crate::surt;
 use crate::percent::{self, Recode};
+use crate::protocol::Rules;
 use crate::resolve;
 use crate::scheme::{self, SchemeRule, Special};
+use crate::surt;
 
 /// The rung of the comparison ladder (RFC 3987 §5.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -835,7 +835,10 @@ mod tests {
         }
         // Without --nfc the decomposed spelling stays a different key (RFC 3987 §5.3.2.2).
         let n = Normalizer::new(Options::default()).unwrap();
-        assert_ne!(n.normalize("http://a/e%CC%81").unwrap(), n.normalize("http://a/%C3%A9").unwrap());
+        assert_ne!(
+            n.normalize("http://a/e%CC%81").unwrap(),
+            n.normalize("http://a/%C3%A9").unwrap()
+        );
     }
 
     #[test]

@@ -192,7 +192,12 @@ pub fn resolve(reference: &str, base: &str, strict: bool) -> Result<String, Erro
     }
     let reference = IriRef::parse(reference)?;
     let mut out = String::with_capacity(base.len() + reference.as_str().len());
-    resolve_components(&base_view.components(), &reference.components(), strict, &mut out);
+    resolve_components(
+        &base_view.components(),
+        &reference.components(),
+        strict,
+        &mut out,
+    );
     Ok(out)
 }
 
