@@ -1,5 +1,5 @@
 //! The command line (SPEC §6): argument parsing and the wiring of each subcommand to a
-//! library operation run by the [`Engine`](crate::engine::Engine). The binary's `main` is
+//! library operation run by the [`Engine`]. The binary's `main` is
 //! one call to [`main`].
 
 use std::io::{self, IsTerminal, Write};

@@ -6,7 +6,7 @@
 //! - [`parse`]: the zero-copy parser and validator ([`IriRef`]);
 //! - [`percent`]: percent-encoding and the IRI/URI character mapping;
 //! - [`host`]: IP literals and IDNA;
-//! - [`path`] and [`resolve`]: dot segments and reference resolution (RFC 3986 §5);
+//! - [`path`] and [`mod@resolve`]: dot segments and reference resolution (RFC 3986 §5);
 //! - [`convert`]: [`to_uri`] and [`to_iri`] (RFC 3987 §3.1, §3.2);
 //! - [`scheme`] and [`normalize`]: the comparison ladder ([`Normalizer`]);
 //! - [`engine`], [`input`], [`output`]: the streaming line filter.
