@@ -23,20 +23,34 @@ fn round_trip(input: &str) {
     }
     let u = to_uri(input, false).unwrap().into_owned();
     assert!(u.is_ascii(), "{input:?} -> {u:?}");
-    assert!(check(&u, Grammar::UriReference).is_ok(), "{input:?} -> {u:?}");
-    assert_eq!(to_uri(&u, false).unwrap(), u.as_str(), "to_uri not idempotent");
+    assert!(
+        check(&u, Grammar::UriReference).is_ok(),
+        "{input:?} -> {u:?}"
+    );
+    assert_eq!(
+        to_uri(&u, false).unwrap(),
+        u.as_str(),
+        "to_uri not idempotent"
+    );
     if input.is_ascii() {
         assert_eq!(u, input, "to_uri changed a URI");
     }
     // With ToASCII: either an error of kind idna, or an ASCII URI reference.
     if let Ok(ua) = to_uri(input, true) {
         assert!(ua.is_ascii(), "{input:?} -> {ua:?}");
-        assert!(check(&ua, Grammar::UriReference).is_ok(), "{input:?} -> {ua:?}");
+        assert!(
+            check(&ua, Grammar::UriReference).is_ok(),
+            "{input:?} -> {ua:?}"
+        );
     }
     let i = to_iri(&u).unwrap().into_owned();
     assert!(check(&i, Grammar::IriReference).is_ok(), "{u:?} -> {i:?}");
     assert!(!i.chars().any(is_bidi_format), "{u:?} -> {i:?}: raw bidi");
-    assert_eq!(to_iri(&i).unwrap(), i.as_str(), "to_iri not idempotent for {u:?}");
+    assert_eq!(
+        to_iri(&i).unwrap(),
+        i.as_str(),
+        "to_iri not idempotent for {u:?}"
+    );
     let back = to_uri(&i, false).unwrap().into_owned();
     assert_eq!(
         pct_canon(&back),
@@ -44,7 +58,11 @@ fn round_trip(input: &str) {
         "round trip {u:?} -> {i:?} -> {back:?}"
     );
     // to_iri never decodes a reserved character or %25.
-    assert_eq!(protected_encodings(&i), protected_encodings(&u), "{u:?} -> {i:?}");
+    assert_eq!(
+        protected_encodings(&i),
+        protected_encodings(&u),
+        "{u:?} -> {i:?}"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -57,17 +57,25 @@ fuzz_target!(|data: &[u8]| {
     let input = &data[3..];
     let chunk_size = 1 + (cfg & 0xFFF) as usize; // 1..=4096
     let threads = 1 + ((cfg >> 12) & 3) as usize; // 1..=4
-    let output = [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl, OutputMode::Key]
-        [((cfg >> 14) & 3) as usize];
+    let output = [
+        OutputMode::Key,
+        OutputMode::Tsv,
+        OutputMode::Jsonl,
+        OutputMode::Key,
+    ][((cfg >> 14) & 3) as usize];
     let unique = (cfg >> 16) & 1 == 1;
-    let on_error = [OnError::Mark, OnError::Skip, OnError::Fail, OnError::Mark]
-        [((cfg >> 17) & 3) as usize];
+    let on_error =
+        [OnError::Mark, OnError::Skip, OnError::Fail, OnError::Mark][((cfg >> 17) & 3) as usize];
     let max_line_bytes = if (cfg >> 19) & 1 == 1 {
         1 + ((cfg >> 20) & 15) as usize * 8
     } else {
         1 << 20
     };
-    let step = if (cfg >> 23) & 1 == 1 { 1 + (cfg & 31) as usize } else { usize::MAX };
+    let step = if (cfg >> 23) & 1 == 1 {
+        1 + (cfg & 31) as usize
+    } else {
+        usize::MAX
+    };
 
     let base = EngineOptions {
         output,
@@ -105,7 +113,10 @@ fuzz_target!(|data: &[u8]| {
         engine.run(Trickle { data: input, step }, &mut got),
         on_error == OnError::Fail,
     );
-    assert_eq!(got_r, want_r, "threads={threads} chunk={chunk_size} step={step}");
+    assert_eq!(
+        got_r, want_r,
+        "threads={threads} chunk={chunk_size} step={step}"
+    );
     assert!(
         got == want,
         "output differs: threads={threads} chunk={chunk_size} step={step}\n got={:?}\nwant={:?}",

@@ -20,7 +20,10 @@ const GRAMMARS: [Grammar; 6] = [
 fn reassembles(input: &str) {
     let Ok(view) = IriRef::parse(input) else {
         for g in GRAMMARS {
-            assert!(check(input, g).is_err(), "{input:?} invalid but passes {g:?}");
+            assert!(
+                check(input, g).is_err(),
+                "{input:?} invalid but passes {g:?}"
+            );
         }
         return;
     };

@@ -51,9 +51,8 @@ fuzz_target!(|data: &[u8]| {
         // remove_dot_segments ran on the path (RFC 3986 §5.2.2) unless the base's path was
         // taken as it is (an empty reference path, no authority, and a scheme that does not
         // count). The guard "/." before a path starting with "//" without authority stays.
-        let base_path_kept = rv.path().is_empty()
-            && rv.authority().is_none()
-            && !(strict && rv.scheme().is_some());
+        let base_path_kept =
+            rv.path().is_empty() && rv.authority().is_none() && !(strict && rv.scheme().is_some());
         if !base_path_kept {
             let p = tv.path();
             let p = match p.strip_prefix("/.") {
