@@ -316,7 +316,7 @@ mod tests {
         remove_dot_segments(&format!("/x{}", "/../".repeat(n)), &mut out);
         assert_eq!(out, "http://h/");
         assert!(
-            t.elapsed() < std::time::Duration::from_secs(2),
+            t.elapsed() < std::time::Duration::from_secs(30), // a quadratic walk would take far longer; not a speed claim
             "{:?}",
             t.elapsed()
         );
