@@ -523,7 +523,7 @@ impl Normalizer {
         match view.host_kind() {
             HostKind::RegName => {
                 let mut done = false;
-                if let Some(r) = rule.filter(|r| r.dns_host) {
+                if rule.is_some_and(|r| r.dns_host) {
                     let form = match self.options.form {
                         Form::Uri | Form::Surt => HostForm::Ascii,
                         Form::Iri => HostForm::Unicode,
@@ -539,7 +539,6 @@ impl Normalizer {
                         self.idna_warnings.fetch_add(1, Ordering::Relaxed);
                         note(trace, "host", "idna-failed (kept syntax form)", h, "");
                     }
-                    let _ = r;
                 }
                 if !done {
                     // RFC 3987 §5.3.2.1: only a host that is US-ASCII once decoded is

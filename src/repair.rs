@@ -234,7 +234,7 @@ fn prepare_invalid_utf8<'a>(
             }
             Err(e) => {
                 let (valid, after) = rest.split_at(e.valid_up_to());
-                // SAFETY-free: `valid` was just checked by from_utf8.
+                // `valid` was just checked by from_utf8, so this cannot fail.
                 text.push_str(std::str::from_utf8(valid).unwrap_or_default());
                 let bad = e.error_len().unwrap_or(after.len());
                 let mut tmp = Vec::with_capacity(3 * bad);
