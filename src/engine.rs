@@ -59,7 +59,7 @@ use std::any::Any;
 use std::collections::HashSet;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, Read, Write};
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -486,10 +486,12 @@ impl<'a> Engine<'a> {
             data,
             len,
             out,
+            verbatim_runs,
             report,
             ..
         } = chunk;
         out.clear();
+        verbatim_runs.clear();
         report.clear();
         scratch.chunk_keys.clear();
         let data = &data[..*len];
@@ -502,7 +504,8 @@ impl<'a> Engine<'a> {
         let text = simdutf8::basic::from_utf8(data).ok();
         // In key output without per-record tracking, a record that passes through is written
         // as the line itself: consecutive such lines (each with its line feed and no carriage
-        // return) are copied to `out` in one go, as the range `run`.
+        // return) form one range `run` of the input, which is not copied: the writer writes
+        // it from `data` (see `VerbatimRun`).
         let verbatim =
             self.options.output == OutputMode::Key && !(self.options.unique || self.options.stats);
         let mut run = 0..0;
@@ -524,12 +527,12 @@ impl<'a> Engine<'a> {
                     let end = start + n;
                     if verbatim && terminator == 1 {
                         if run.end != start {
-                            flush_run(out, data, &mut run);
+                            flush_run(out, verbatim_runs, &mut run);
                             run.start = start;
                         }
                         run.end = end + 1;
                     } else {
-                        flush_run(out, data, &mut run);
+                        flush_run(out, verbatim_runs, &mut run);
                         let (raw, key) = (&data[start..end], &rest[..n]);
                         self.write_valid(line, raw, key, &mut scratch.chunk_keys, out, report);
                     }
@@ -538,7 +541,7 @@ impl<'a> Engine<'a> {
                     continue;
                 }
             }
-            flush_run(out, data, &mut run);
+            flush_run(out, verbatim_runs, &mut run);
             let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
             let record_end = if end > start && data[end - 1] == b'\r' {
                 end - 1
@@ -555,7 +558,7 @@ impl<'a> Engine<'a> {
             line += 1;
             start = end + 1;
         }
-        flush_run(out, data, &mut run);
+        flush_run(out, verbatim_runs, &mut run);
     }
 
     /// Handles one record that does not pass through: prepare, apply the operation, format.
@@ -684,13 +687,70 @@ fn terminator(rest: &[u8], n: usize) -> Option<usize> {
     }
 }
 
-/// Appends the lines `data[run]` to `out` and empties `run`.
+/// Records the lines `data[run]` as written next, after what `out` holds now, and empties
+/// `run`.
 #[inline]
-fn flush_run(out: &mut Vec<u8>, data: &[u8], run: &mut std::ops::Range<usize>) {
+fn flush_run(out: &[u8], runs: &mut Vec<VerbatimRun>, run: &mut std::ops::Range<usize>) {
     if run.start < run.end {
-        out.extend_from_slice(&data[run.clone()]);
+        runs.push(VerbatimRun {
+            data: run.clone(),
+            at: out.len(),
+        });
         *run = 0..0;
     }
+}
+
+/// Lines of a chunk's input that are written as they are: `data[self.data]` goes out just
+/// before `out[self.at..]`. Records that pass through unchanged (most of them) are written
+/// this way, from the input buffer, without being copied into the output buffer first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct VerbatimRun {
+    data: std::ops::Range<usize>,
+    at: usize,
+}
+
+/// The output of a chunk, in order: its `out` with the `runs` of its `data` put in.
+fn output_parts<'a>(data: &'a [u8], out: &'a [u8], runs: &[VerbatimRun]) -> Vec<&'a [u8]> {
+    let mut parts = Vec::with_capacity(2 * runs.len() + 1);
+    let mut from = 0;
+    for run in runs {
+        if run.at > from {
+            parts.push(&out[from..run.at]);
+        }
+        parts.push(&data[run.data.clone()]);
+        from = run.at;
+    }
+    if from < out.len() {
+        parts.push(&out[from..]);
+    }
+    parts
+}
+
+/// Writes all of `parts` (none of them empty), with as few calls as `out` allows
+/// (`Write::write_all_vectored` is not stable yet).
+fn write_all_vectored(out: &mut impl Write, parts: &[&[u8]]) -> io::Result<()> {
+    let mut slices: Vec<IoSlice<'_>> = parts.iter().map(|p| IoSlice::new(p)).collect();
+    // `slices[first..]` are still to be written; `slices[first]` may be the rest of its part.
+    let mut first = 0;
+    let mut skip = 0;
+    while first < parts.len() {
+        let mut n = match out.write_vectored(&slices[first..]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        while first < parts.len() && n >= parts[first].len() - skip {
+            n -= parts[first].len() - skip;
+            first += 1;
+            skip = 0;
+        }
+        if n > 0 {
+            skip += n;
+            slices[first] = IoSlice::new(&parts[first][skip..]);
+        }
+    }
+    Ok(())
 }
 
 /// How many chunks a run keeps in flight: `2 × threads + 2` (one being read, one being
@@ -757,8 +817,10 @@ struct Chunk {
     data: Vec<u8>,
     /// How many bytes of `data` are filled.
     len: usize,
-    /// The formatted output lines of the chunk's records.
+    /// The formatted output lines of the chunk's records, but for the verbatim runs.
     out: Vec<u8>,
+    /// Lines of `data` written as they are, in between parts of `out`.
+    verbatim_runs: Vec<VerbatimRun>,
     /// The chunk's counts and diagnostics.
     report: Report,
 }
@@ -773,6 +835,7 @@ impl Chunk {
             data: Vec::new(),
             len: 0,
             out: Vec::new(),
+            verbatim_runs: Vec::new(),
             report: Report::default(),
         }
     }
@@ -1232,9 +1295,14 @@ impl<W: Write> Writer<'_, W> {
                 seen.extend(report.spans.iter().map(|s| s.fingerprint));
             }
         }
-        self.out
-            .write_all(&chunk.out)
-            .map_err(RunError::from_write)?;
+        let written = if chunk.verbatim_runs.is_empty() {
+            self.out.write_all(&chunk.out)
+        } else {
+            let data = &chunk.data[..chunk.len];
+            let parts = output_parts(data, &chunk.out, &chunk.verbatim_runs);
+            write_all_vectored(&mut self.out, &parts)
+        };
+        written.map_err(RunError::from_write)?;
         if let Some(failure) = &report.failure {
             self.out.flush().map_err(RunError::from_write)?;
             return Err(RunError::Invalid {
@@ -1263,6 +1331,82 @@ mod tests {
         let mut out = Vec::new();
         let result = Engine::new(&upper, options).run(input, &mut out);
         (out, result)
+    }
+
+    /// Keeps records of the letters `a`–`w` as they are (and passes them through);
+    /// uppercases the others (as `upper`, for which `x` is an error).
+    struct Lowercase;
+
+    impl Operation for Lowercase {
+        fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
+            if !record.is_empty() && record.chars().all(|c| matches!(c, 'a'..='w')) {
+                out.push_str(record);
+                return Ok(());
+            }
+            upper(record, out)
+        }
+
+        fn pass_through(&self, rest: &str) -> Option<usize> {
+            let n = rest
+                .find(|c: char| !matches!(c, 'a'..='w'))
+                .unwrap_or(rest.len());
+            let ok = n > 0 && (n == rest.len() || rest[n..].starts_with(['\n', '\r']));
+            ok.then_some(n)
+        }
+    }
+
+    /// A writer that takes at most 5 bytes per call, and of a vectored write only the first
+    /// slice that is not empty (the default `write_vectored`).
+    struct Trickle(Vec<u8>);
+
+    impl Write for Trickle {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            let n = buf.len().min(5);
+            self.0.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn verbatim_runs_are_written_in_place_through_short_writes() {
+        let input = b"aa\nbb\nCc\nxx\ndd\r\nee\nff\n\ngg\nhh";
+        let want = b"aa\nbb\nCC\n\ndd\nee\nff\n\ngg\nhh\n";
+        for chunk_size in [1, 4, 9, 1 << 20] {
+            for threads in [1, 2] {
+                let options = EngineOptions {
+                    chunk_size,
+                    threads,
+                    ..EngineOptions::default()
+                };
+                let mut vec = Vec::new();
+                Engine::new(&Lowercase, options.clone())
+                    .run(&input[..], &mut vec)
+                    .unwrap();
+                assert_eq!(vec, want, "{chunk_size} {threads}");
+                let mut trickle = Trickle(Vec::new());
+                Engine::new(&Lowercase, options)
+                    .run(&input[..], &mut trickle)
+                    .unwrap();
+                assert_eq!(trickle.0, want, "{chunk_size} {threads}");
+            }
+        }
+    }
+
+    #[test]
+    fn output_parts_put_the_runs_in_place() {
+        let data = b"0123456789";
+        let out = b"abcdef";
+        let join = |runs: &[VerbatimRun]| -> Vec<u8> { output_parts(data, out, runs).concat() };
+        let run = |data: std::ops::Range<usize>, at| VerbatimRun { data, at };
+        assert_eq!(join(&[]), b"abcdef");
+        assert_eq!(join(&[run(0..2, 0)]), b"01abcdef");
+        assert_eq!(join(&[run(0..2, 0), run(5..6, 0)]), b"015abcdef");
+        assert_eq!(join(&[run(1..3, 2), run(7..10, 6)]), b"ab12cdef789");
+        assert_eq!(output_parts(data, out, &[run(1..3, 6)]).len(), 2);
     }
 
     #[test]
