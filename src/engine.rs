@@ -397,6 +397,7 @@ impl<'a> Engine<'a> {
             allocated: 0,
             spare: None,
             seq: 0,
+            count_lines: self.options.output == OutputMode::Jsonl,
             line: 1,
             bytes: 0,
             work: work_tx,
@@ -411,6 +412,8 @@ impl<'a> Engine<'a> {
             stats: Stats::default(),
             seen: (self.options.unique || self.options.stats).then(FingerprintSet::default),
             shown: 0,
+            input: 0,
+            line: 1,
         };
 
         let (read_result, write_result) = thread::scope(|scope| {
@@ -497,7 +500,8 @@ impl<'a> Engine<'a> {
         let data = &data[..*len];
         if *kind == ChunkKind::TooLong {
             let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
-            self.finish_record(*first_line, data, Err(error), scratch, out, report);
+            let line = first_line.unwrap_or(1);
+            self.finish_record(line, data, Err(error), scratch, out, report);
             return;
         }
         // Validate the whole chunk at once; only when that fails is each line checked alone.
@@ -509,7 +513,7 @@ impl<'a> Engine<'a> {
         let verbatim =
             self.options.output == OutputMode::Key && !(self.options.unique || self.options.stats);
         let mut run = 0..0;
-        let mut line = *first_line;
+        let mut line = first_line.unwrap_or(1);
         let mut start = 0;
         while start < data.len() {
             if let Some(text) = text {
@@ -808,8 +812,11 @@ struct Chunk {
     seq: u64,
     /// The input the lines come from (an index into the list of names).
     input: usize,
-    /// The line number, within its input, of the chunk's first line.
-    first_line: u64,
+    /// The line number, within its input, of the chunk's first line, where the reader
+    /// counted lines (only the jsonl output needs them while the records are formatted).
+    /// Otherwise the worker numbers the chunk's lines from 1 and the writer, which knows how
+    /// many lines the chunks before it held, adds the rest.
+    first_line: Option<u64>,
     /// What `data` holds.
     kind: ChunkKind,
     /// The bytes read. Only `data[..len]` counts; the rest stays allocated and initialized
@@ -830,7 +837,7 @@ impl Chunk {
         Chunk {
             seq: 0,
             input: 0,
-            first_line: 1,
+            first_line: None,
             kind: ChunkKind::Lines,
             data: Vec::new(),
             len: 0,
@@ -931,7 +938,9 @@ struct Reader<'s> {
     spare: Option<Chunk>,
     /// The sequence number of the next chunk to send.
     seq: u64,
-    /// The line number, in the current input, of the next line to send.
+    /// Whether chunks are numbered here (see [`Chunk::first_line`]).
+    count_lines: bool,
+    /// The line number, in the current input, of the next line to send (when counting).
     line: u64,
     /// Bytes read so far (after decompression).
     bytes: u64,
@@ -1145,7 +1154,11 @@ impl Reader<'_> {
 
     /// Sends a chunk of whole lines on.
     fn send_lines(&mut self, chunk: Chunk) -> Result<(), Halt> {
-        let lines = memchr::memchr_iter(b'\n', &chunk.data[..chunk.len]).count() as u64;
+        let lines = if self.count_lines {
+            memchr::memchr_iter(b'\n', &chunk.data[..chunk.len]).count() as u64
+        } else {
+            0
+        };
         self.send(chunk, lines)
     }
 
@@ -1153,7 +1166,7 @@ impl Reader<'_> {
     /// the workers.
     fn send(&mut self, mut chunk: Chunk, lines: u64) -> Result<(), Halt> {
         chunk.seq = self.seq;
-        chunk.first_line = self.line;
+        chunk.first_line = self.count_lines.then_some(self.line);
         self.seq += 1;
         self.line += lines;
         self.work.send(chunk).map_err(|_| Halt::Stopped)
@@ -1197,6 +1210,9 @@ struct Writer<'a, W> {
     seen: Option<FingerprintSet>,
     /// Diagnostics written so far.
     shown: usize,
+    /// The input of the chunks written last, and the line number in it of the next line.
+    input: usize,
+    line: u64,
 }
 
 impl<W: Write> Writer<'_, W> {
@@ -1261,9 +1277,21 @@ impl<W: Write> Writer<'_, W> {
         let report = &chunk.report;
         self.stats.merge_counts(&report.stats);
         let name = &self.names[chunk.input];
+        if chunk.input != self.input {
+            self.input = chunk.input;
+            self.line = 1;
+        }
+        // What turns the worker's line numbers into the input's: each of the chunk's lines
+        // is a record, so the records counted so far tell where the chunk starts.
+        let offset = match chunk.first_line {
+            Some(_) => 0,
+            None => self.line - 1,
+        };
+        self.line += report.stats.records;
         for d in &report.diagnostics {
             if self.shown < self.options.max_diagnostics {
-                let _ = write_diagnostic(self.diagnostics, name, d.line, &d.error);
+                let line = d.line + offset;
+                let _ = write_diagnostic(self.diagnostics, name, line, &d.error);
                 self.shown += 1;
             }
         }
@@ -1307,7 +1335,7 @@ impl<W: Write> Writer<'_, W> {
             self.out.flush().map_err(RunError::from_write)?;
             return Err(RunError::Invalid {
                 name: name.clone(),
-                line: failure.line,
+                line: failure.line + offset,
                 error: failure.error.clone(),
             });
         }
