@@ -6,6 +6,8 @@
 # then times each program E2E_RUNS times, round-robin, with GNU time. Every program reads
 # the input file named on its command line and writes one result per input line into a
 # pipe read by `wc -l` (which also checks the line count); its diagnostics go to a file.
+# The programs named `*-null` write to /dev/null instead: with no reader on the other end
+# of a pipe competing for the cores, they show how the engine scales with its threads.
 # Reported per program: the median of each of wall time, CPU time (user + sys) and peak RSS
 # (GNU time: 10 ms resolution, so keep E2E_MB at 100 or more for the ratios to mean much).
 #
@@ -40,11 +42,14 @@ if [ ${#files[@]} -eq 0 ]; then
 fi
 
 bin_dir=${CARGO_TARGET_DIR:-$root/target}/release
-names=(irinorm-1t irinorm-all floor ada-url url iri-string)
+names=(irinorm-1t irinorm-all floor irinorm-1t-null irinorm-all-null floor-null ada-url url iri-string)
 declare -A cmd=(
     [irinorm-1t]="$bin_dir/irinorm normalize --threads 1 --level scheme --form uri"
     [irinorm-all]="$bin_dir/irinorm normalize"
     [floor]="$bin_dir/examples/floor"
+    [irinorm-1t-null]="$bin_dir/irinorm normalize --threads 1 --level scheme --form uri"
+    [irinorm-all-null]="$bin_dir/irinorm normalize"
+    [floor-null]="$bin_dir/examples/floor"
     [ada-url]="$bin_dir/examples/peer_ada"
     [url]="$bin_dir/examples/peer_url"
     [iri-string]="$bin_dir/examples/peer_iri_string"
@@ -86,6 +91,16 @@ echo "e2e: input $input: $bytes bytes ($(awk -v b="$bytes" 'BEGIN{printf "%.1f",
 # One run: "wall user sys maxrss_kib" appended to $tmp/<name>.runs.
 run_once() {
     local name=$1 out
+    if [[ $name == *-null ]]; then
+        # shellcheck disable=SC2086 # the command is split on purpose
+        if ! "$gnu_time" -f '%e %U %S %M' -o "$tmp/$name.time" ${cmd[$name]} "$input" >/dev/null 2>"$tmp/$name.err"; then
+            echo "e2e: $name failed:" >&2
+            tail -n 5 "$tmp/$name.err" "$tmp/$name.time" >&2
+            exit 1
+        fi
+        tail -n 1 "$tmp/$name.time" >>"$tmp/$name.runs"
+        return
+    fi
     # shellcheck disable=SC2086 # the command is split on purpose
     if ! out=$("$gnu_time" -f '%e %U %S %M' -o "$tmp/$name.time" ${cmd[$name]} "$input" 2>"$tmp/$name.err" | wc -l); then
         echo "e2e: $name failed:" >&2
@@ -139,10 +154,19 @@ budget_lines() {
     if has irinorm-all && has floor; then
         ratio "irinorm all threads wall / floor wall" "${wall[irinorm-all]}" "${wall[floor]}" 1.25 "<="
     fi
-    if has irinorm-1t && has irinorm-all; then
-        n=$(nproc)
-        ratio "speed-up, all threads ($n) vs 1 thread" "${wall[irinorm-1t]}" "${wall[irinorm-all]}" \
+    n=$(nproc)
+    if has irinorm-1t-null && has irinorm-all-null; then
+        ratio "speed-up, all threads ($n) vs 1 thread, output to /dev/null" \
+            "${wall[irinorm-1t-null]}" "${wall[irinorm-all-null]}" \
             "$(awk -v n="$n" 'BEGIN { print 0.8 * n }')" ">="
+    fi
+    if has irinorm-1t && has irinorm-all; then
+        awk -v a="${wall[irinorm-1t]}" -v b="${wall[irinorm-all]}" -v n="$n" 'BEGIN {
+            if (b > 0) printf "| (info) speed-up, all threads (%d) vs 1 thread, into the pipe | %.3f | – | – |\n", n, a / b }'
+    fi
+    if has irinorm-all-null && has floor-null; then
+        awk -v a="${wall[irinorm-all-null]}" -v b="${wall[floor-null]}" 'BEGIN {
+            if (b > 0) printf "| (info) irinorm all threads wall / floor wall, output to /dev/null | %.3f | – | – |\n", a / b }'
     fi
     for name in irinorm-1t irinorm-all; do
         if has $name; then
@@ -169,9 +193,11 @@ declare -A wall cpu rss
         wall[$name]=$(median "$f" 1)
         cpu[$name]=$(median "$f" cpu)
         rss[$name]=$(median "$f" 4)
-        awk -v n="$name" -v c="${cmd[$name]#"$root"/}" -v w="${wall[$name]}" -v u="$(median "$f" 2)" \
+        sink="into a pipe"
+        [[ $name == *-null ]] && sink="to /dev/null"
+        awk -v n="$name" -v c="${cmd[$name]#"$root"/} FILE" -v k="$sink" -v w="${wall[$name]}" -v u="$(median "$f" 2)" \
             -v s="$(median "$f" 3)" -v p="${cpu[$name]}" -v m="${rss[$name]}" -v b="$bytes" \
-            'BEGIN { printf "| %s | `%s` | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f |\n", n, c, w, (w > 0 ? b / 1e6 / w : 0), u, s, p, m / 1024 }'
+            'BEGIN { printf "| %s | `%s` %s | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f |\n", n, c, k, w, (w > 0 ? b / 1e6 / w : 0), u, s, p, m / 1024 }'
     done
     budget_rows
 } >"$tmp/table.md"
