@@ -104,6 +104,28 @@ pub trait Operation: Sync {
         let _ = rest;
         None
     }
+
+    /// [`Operation::pass_through`] for many lines at once: the length of the longest prefix
+    /// of `rest` made of whole lines that each pass through, are at most `max_line` bytes
+    /// long and end in a line feed alone (no carriage return), line feeds included; and how
+    /// many lines that is. The engine writes these lines as they are, and does not ask
+    /// about them again. `rest` is valid UTF-8 and starts a line.
+    ///
+    /// The default asks [`Operation::pass_through`] line by line; an implementation may
+    /// answer in a tighter loop, but must give the same answer.
+    fn pass_through_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        let b = rest.as_bytes();
+        let (mut at, mut lines) = (0, 0);
+        while let Some(n) = rest.get(at..).and_then(|r| self.pass_through(r)) {
+            let whole = n > 0 && n <= max_line && b.get(at + n) == Some(&b'\n');
+            if !whole || b[at + n - 1] == b'\r' {
+                break;
+            }
+            at += n + 1;
+            lines += 1;
+        }
+        (at, lines)
+    }
 }
 
 impl<F> Operation for F
@@ -518,8 +540,38 @@ impl<'a> Engine<'a> {
         while start < data.len() {
             if let Some(text) = text {
                 // Slicing `text` after a line feed is always on a char boundary.
-                let rest = &text[start..];
-                let passed = self.op.pass_through(rest).and_then(|n| {
+                let mut rest = &text[start..];
+                let mut try_alone = true;
+                if verbatim {
+                    // The fast path, many lines at a time: they are their own keys.
+                    let max_line = self.options.max_line_bytes;
+                    let (n, lines) = self.op.pass_through_lines(rest, max_line);
+                    // The contract, checked: whole lines.
+                    if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
+                        if run.end != start {
+                            flush_run(out, verbatim_runs, &mut run);
+                            run.start = start;
+                        }
+                        run.end = start + n;
+                        report.stats.records += lines;
+                        line += lines;
+                        start += n;
+                        if start == data.len() {
+                            break;
+                        }
+                        rest = &text[start..];
+                    }
+                    // The line at `start` does not pass as a line that ends in a line feed
+                    // alone. It may still pass if it ends in CRLF, or is the last line and
+                    // has no line feed; any other goes to the operation.
+                    let b = rest.as_bytes();
+                    try_alone = match memchr::memchr(b'\n', b) {
+                        Some(i) => i > 0 && b[i - 1] == b'\r',
+                        None => true,
+                    };
+                }
+                let passed = try_alone.then(|| self.op.pass_through(rest)).flatten();
+                let passed = passed.and_then(|n| {
                     // The contract, checked: a whole record, not empty, without its CR.
                     let bytes = rest.as_bytes();
                     let ok = n > 0 && n <= self.options.max_line_bytes && bytes[n - 1] != b'\r';
@@ -1422,6 +1474,19 @@ mod tests {
                 assert_eq!(trickle.0, want, "{chunk_size} {threads}");
             }
         }
+    }
+
+    #[test]
+    fn runs_of_lines_pass_through_by_default_line_by_line() {
+        let op = Lowercase;
+        assert_eq!(op.pass_through_lines("aa\nbb\ncc\n", 10), (9, 3));
+        assert_eq!(op.pass_through_lines("aa\nbb\r\ncc\n", 10), (3, 1));
+        assert_eq!(op.pass_through_lines("aa\nbb\ncc", 10), (6, 2));
+        assert_eq!(op.pass_through_lines("aa\nxx\nbb\n", 10), (3, 1));
+        assert_eq!(op.pass_through_lines("aa\nbbbb\ncc\n", 3), (3, 1));
+        assert_eq!(op.pass_through_lines("\naa\n", 10), (0, 0));
+        assert_eq!(op.pass_through_lines("", 10), (0, 0));
+        assert_eq!(upper.pass_through_lines("aa\n", 10), (0, 0));
     }
 
     #[test]

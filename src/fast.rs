@@ -534,7 +534,32 @@ impl FastPath {
         Some(len)
     }
 
+    /// [`FastPath::accepts_line`] for as many lines as pass in a row: the length of the
+    /// longest prefix of `rest` made of lines that pass, are at most `max_line` bytes long
+    /// and end in a line feed alone (not CRLF), line feeds included, and how many lines
+    /// that is (the engine's [`crate::engine::Operation::pass_through_lines`]). One call for
+    /// a run of lines keeps the per-line work to the scan itself.
+    pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        let (mut at, mut lines) = (0, 0);
+        if !self.enabled {
+            return (at, lines);
+        }
+        let b = rest.as_bytes();
+        // `at` follows a line feed, so slicing there is on a char boundary.
+        while let Some(line) = rest.get(at..) {
+            match self.scan(line) {
+                Some(n) if n <= max_line && b.get(at + n) == Some(&b'\n') => {
+                    at += n + 1;
+                    lines += 1;
+                }
+                _ => break,
+            }
+        }
+        (at, lines)
+    }
+
     /// The body of [`FastPath::accepts_line`].
+    #[inline(always)]
     fn scan(&self, s: &str) -> Option<usize> {
         let b = s.as_bytes();
         if matches!(b.first(), None | Some(b'\n')) {
@@ -988,6 +1013,59 @@ mod tests {
                 let expect = (want && len < 64).then_some(len);
                 assert_eq!(fast, expect, "{:?}", String::from_utf8_lossy(&a));
             }
+        }
+    }
+
+    #[test]
+    fn runs_of_lines_are_what_line_by_line_gives() {
+        // The reference: `accepts_line` one line at a time, stopping at the first line that
+        // fails, is too long, or does not end in a line feed alone.
+        let reference = |f: &FastPath, rest: &str, max_line: usize| {
+            let (mut at, mut lines) = (0, 0u64);
+            while let Some(n) = f.accepts_line(&rest[at..]) {
+                if n > max_line || rest.as_bytes().get(at + n) != Some(&b'\n') {
+                    break;
+                }
+                at += n + 1;
+                lines += 1;
+            }
+            (at, lines)
+        };
+        let pieces = [
+            "http://a.example/b\n",
+            "https://example.com/x?y=1#z\n",
+            "http://a.example/\r\n",
+            "HTTP://A/\n",
+            "http://a/b\n",
+            "\n",
+            "a/b\n",
+            "http://a.example/a-rather-long-path/that/goes/on/and/on/for/a/while.html\n",
+            "http://a.example/no-line-feed",
+            "x y\n",
+        ];
+        let mut rng = Rng(0x5EED_0F11_E5E5);
+        for options in [
+            Options::default(),
+            Options {
+                level: Level::String,
+                ..Options::default()
+            },
+        ] {
+            let f = FastPath::new(&options);
+            for _ in 0..3000 {
+                let count = (rng.next() % 12) as usize;
+                let text: String = (0..count)
+                    .map(|_| pieces[(rng.next() % pieces.len() as u64) as usize])
+                    .collect();
+                for max_line in [10, 40, 1 << 20] {
+                    assert_eq!(
+                        f.accepts_lines(&text, max_line),
+                        reference(&f, &text, max_line),
+                        "{text:?} {max_line}"
+                    );
+                }
+            }
+            assert_eq!(f.off().accepts_lines("http://a/b\n", 100), (0, 0));
         }
     }
 

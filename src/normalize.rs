@@ -695,6 +695,10 @@ impl Operation for Normalizer {
     fn pass_through(&self, rest: &str) -> Option<usize> {
         self.fast.accepts_line(rest)
     }
+
+    fn pass_through_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        self.fast.accepts_lines(rest, max_line)
+    }
 }
 
 /// Appends the NFC of `text` to `out`, one run at a time between the ASCII characters that
