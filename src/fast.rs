@@ -31,15 +31,18 @@
 //!   path whose dots are removed, and raw non-ASCII in the `uri` form.
 //!
 //! The scan takes the path, query and fragment (and a DNS host) sixteen bytes at a time: a
-//! block becomes a few bit masks, one bit per byte (the bytes no component allows raw, the
-//! line feed, `%`, `#`, `.`, `/`, non-ASCII; for hosts, the bytes outside `a-z 0-9 - .`,
-//! `:`, the end of the authority), and bit operations on the masks answer the questions:
-//! where the record ends (the first disallowed byte must be its line feed), whether a `.`
+//! block becomes a few bit masks, one bit per byte (the bytes no component allows raw, `.`,
+//! `/`, and the rarer `%`, `#` and non-ASCII together; for hosts, `.`, `-` and the bytes
+//! outside `a-z 0-9 - .`), and bit operations on the masks answer the questions: where the
+//! record ends (the first disallowed byte must be its line feed), where the host ends (the
+//! first byte outside `a-z 0-9 - .` must end the authority or start a port), whether a `.`
 //! follows a `/` (a possible dot segment, checked exactly then), whether a host label is
 //! empty or starts or ends with a hyphen. On x86_64 the masks come from SSE2 compares (part
 //! of the x86_64 baseline); elsewhere, and as the reference they are tested against, from
-//! a plain loop over the bytes. Rarer classes (`%`, non-ASCII, a dot segment) are looked at
-//! again only when the masks say the record holds them.
+//! a plain loop over the bytes. The rarer classes (`%`, `#`, non-ASCII, a dot segment) are
+//! looked at again, byte by byte, only when the masks say the record holds them.
+//! [`FastPath::accepts_lines`] runs the scan over many lines in one loop, so that a run of
+//! canonical lines costs the engine one call.
 
 use crate::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
 use crate::normalize::{Form, Level, Options};
@@ -57,27 +60,18 @@ struct TailMasks {
     /// Bytes that no component allows raw: controls (the line feed too), space, the
     /// printable characters URIs forbid, `[`, `]`, DEL.
     bad: u32,
-    /// `\n`.
-    nl: u32,
-    /// `%`.
-    pct: u32,
-    /// `#`.
-    hash: u32,
+    /// `%`, `#` and the bytes of non-ASCII characters: less common, looked at again one by
+    /// one when a record holds them.
+    rare: u32,
     /// `.`.
     dot: u32,
     /// `/`.
     slash: u32,
-    /// Bytes of non-ASCII characters.
-    high: u32,
 }
 
 /// What each byte of a 16-byte block of an authority is (bit `k` for byte `k`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct HostMasks {
-    /// Bytes that end the authority: `/`, `?`, `#`, and the line feed that ends a record.
-    end: u32,
-    /// `:`.
-    colon: u32,
     /// `.`.
     dot: u32,
     /// `-`.
@@ -104,22 +98,19 @@ fn tail_masks_scalar(c: &[u8; 16]) -> TailMasks {
     for (k, &b) in c.iter().enumerate() {
         let bit = |yes: bool| u32::from(yes) << k;
         m.bad |= bit(b < 0x80 && is_bad(b));
-        m.nl |= bit(b == b'\n');
-        m.pct |= bit(b == b'%');
-        m.hash |= bit(b == b'#');
+        m.rare |= bit(b == b'%' || b == b'#' || b >= 0x80);
         m.dot |= bit(b == b'.');
         m.slash |= bit(b == b'/');
-        m.high |= bit(b >= 0x80);
     }
     m
 }
 
 /// The bytes of a block of a path, query or fragment that are more than ordinary
-/// characters: `bad | pct | hash | dot | high` of its [`TailMasks`]. Most blocks have none.
+/// characters: `bad | rare | dot` of its [`TailMasks`]. Most blocks have none.
 #[cfg(any(test, not(target_arch = "x86_64")))]
 fn tail_special_scalar(c: &[u8; 16]) -> u32 {
     let m = tail_masks_scalar(c);
-    m.bad | m.pct | m.hash | m.dot | m.high
+    m.bad | m.rare | m.dot
 }
 
 /// [`HostMasks`] one byte at a time: the reference for the SIMD form, and the form used
@@ -129,8 +120,6 @@ fn host_masks_scalar(c: &[u8; 16]) -> HostMasks {
     let mut m = HostMasks::default();
     for (k, &b) in c.iter().enumerate() {
         let bit = |yes: bool| u32::from(yes) << k;
-        m.end |= bit(matches!(b, b'/' | b'?' | b'#' | b'\n'));
-        m.colon |= bit(b == b':');
         m.dot |= bit(b == b'.');
         m.hyphen |= bit(b == b'-');
         m.not_ldh |= bit(!(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'));
@@ -221,16 +210,13 @@ mod sse2 {
     pub(super) fn tail_masks(c: &[u8; 16]) -> TailMasks {
         let v = load(c);
         let high = bits(v);
-        // The non-ASCII bytes are taken out of `low_or_high` again.
-        let low = bits(low_or_high(v)) & !high;
         TailMasks {
-            bad: low | bits(forbidden(v)),
-            nl: bits(eq(v, b'\n')),
-            pct: bits(eq(v, b'%')),
-            hash: bits(eq(v, b'#')),
+            // The non-ASCII bytes are taken out of `low_or_high` again.
+            bad: bits(or(low_or_high(v), forbidden(v))) & !high,
+            // The top bit of a non-ASCII byte is set already.
+            rare: bits(or(or(eq(v, b'%'), eq(v, b'#')), v)),
             dot: bits(eq(v, b'.')),
             slash: bits(eq(v, b'/')),
-            high,
         }
     }
 
@@ -244,11 +230,6 @@ mod sse2 {
             or(dot, hyphen),
         );
         HostMasks {
-            end: bits(or(
-                or(eq(v, b'/'), eq(v, b'?')),
-                or(eq(v, b'#'), eq(v, b'\n')),
-            )),
-            colon: bits(eq(v, b':')),
             dot: bits(dot),
             hyphen: bits(hyphen),
             not_ldh: !bits(ldh) & 0xffff,
@@ -312,8 +293,8 @@ struct Tail {
 #[inline(always)]
 fn scan_tail(b: &[u8], from: usize) -> Option<Tail> {
     let mut i = from;
-    let (mut pct, mut hash, mut high, mut dots) = (0u32, 0u32, 0u32, 0u32);
-    loop {
+    let (mut rare, mut dots) = (0u32, 0u32);
+    let end = loop {
         if block(b, i, tail_special) == 0 {
             // Ordinary characters only (the common case).
             i += 16;
@@ -322,37 +303,42 @@ fn scan_tail(b: &[u8], from: usize) -> Option<Tail> {
         let m = block(b, i, tail_masks);
         // A '/' before the block, or the start of the path (where a '.' starts a segment).
         let carry = u32::from(i == from || b[i - 1] == b'/');
-        let (keep, stop) = if m.bad != 0 {
-            let p = m.bad.trailing_zeros();
-            // The record ends at its line feed, or at the carriage return before one.
-            if m.nl & (1 << p) == 0 && !ends_crlf(b, i + p as usize) {
-                return None;
-            }
-            ((1u32 << p) - 1, Some(p as usize))
+        let keep = if m.bad != 0 {
+            (1u32 << m.bad.trailing_zeros()) - 1
         } else {
-            (0xffff, None)
+            0xffff
         };
-        pct |= m.pct & keep;
-        high |= m.high & keep;
+        rare |= m.rare & keep;
         dots |= ((m.slash << 1) | carry) & m.dot & keep;
-        let h = m.hash & keep;
-        if h != 0 {
-            if hash != 0 || h & (h - 1) != 0 {
-                return None;
-            }
-            hash = h;
-        }
-        if let Some(p) = stop {
-            return Some(Tail {
-                end: i + p,
-                pct: pct != 0,
-                hash: hash != 0,
-                high: high != 0,
-                dots: dots != 0,
-            });
+        if m.bad != 0 {
+            break i + m.bad.trailing_zeros() as usize;
         }
         i += 16;
+    };
+    // The record ends at its line feed, or at the carriage return before one (past the end
+    // of the text, the block read line feeds).
+    if !matches!(b.get(end), None | Some(b'\n')) && !ends_crlf(b, end) {
+        return None;
     }
+    let mut tail = Tail {
+        end,
+        pct: false,
+        hash: false,
+        high: false,
+        dots: dots != 0,
+    };
+    if rare != 0 {
+        // '%', '#' or non-ASCII: which ones, and not two '#'.
+        let t = &b[from..end];
+        let mut hashes = memchr::memchr_iter(b'#', t);
+        tail.hash = hashes.next().is_some();
+        if hashes.next().is_some() {
+            return None;
+        }
+        tail.pct = memchr::memchr(b'%', t).is_some();
+        tail.high = !t.is_ascii();
+    }
+    Some(tail)
 }
 
 /// Whether `b[i..]` starts with a carriage return and a line feed.
@@ -675,35 +661,41 @@ impl FastPath {
     /// userinfo (nor anything else outside `a-z 0-9 - . :`); a canonical port if any.
     #[inline(always)]
     fn dns_authority(&self, b: &[u8], start: usize, rule: &SchemeRule) -> Option<usize> {
-        // Up to 64 bytes of masks, one block at a time until the end of the authority.
-        let (mut end, mut colon, mut dot, mut hyphen, mut not_ldh) = (0u64, 0u64, 0, 0, 0);
+        // The host: the bytes of `a-z 0-9 - .` from `start`, up to 64 of them, one block of
+        // masks at a time.
+        let (mut not_ldh, mut dot, mut hyphen) = (0u64, 0u64, 0u64);
         for k in 0..4 {
             let m = block(b, start + 16 * k, host_masks);
             let at = 16 * k;
-            end |= u64::from(m.end) << at;
-            colon |= u64::from(m.colon) << at;
+            not_ldh |= u64::from(m.not_ldh) << at;
             dot |= u64::from(m.dot) << at;
             hyphen |= u64::from(m.hyphen) << at;
-            not_ldh |= u64::from(m.not_ldh) << at;
-            if m.end != 0 {
+            if m.not_ldh != 0 {
                 break;
             }
         }
-        if end == 0 {
-            // An authority of 64 bytes or more: the full ladder.
+        if not_ldh == 0 {
+            // A host of 64 bytes or more: the full ladder.
             return None;
         }
-        let len = end.trailing_zeros() as usize;
-        let colon = colon & low_bits(len);
-        let host_len = if colon != 0 {
-            colon.trailing_zeros() as usize
-        } else {
-            len
-        };
-        if host_len > 0 {
-            if not_ldh & low_bits(host_len) != 0 {
+        let host_len = not_ldh.trailing_zeros() as usize;
+        // What follows the host: the end of the authority, or a port and then the end.
+        let is_end = |at: usize| matches!(b.get(at), None | Some(b'/' | b'?' | b'#' | b'\n'));
+        let mut end = start + host_len;
+        if b.get(end) == Some(&b':') {
+            let port = end + 1;
+            end = b[port..]
+                .iter()
+                .position(|c| !c.is_ascii_digit())
+                .map_or(b.len(), |k| port + k);
+            if !is_end(end) || !self.port_ok(&b[port..end], Some(rule)) {
                 return None;
             }
+        } else if !is_end(end) {
+            // Userinfo, an IP literal, or anything else: the full ladder.
+            return None;
+        }
+        if host_len > 0 {
             // One trailing root dot is allowed; the labels before it must be LDH labels
             // (each at most 63 octets, as the whole host is).
             let body = host_len - ((dot >> (host_len - 1)) & 1) as usize;
@@ -732,10 +724,7 @@ impl FastPath {
                 return None;
             }
         }
-        if colon != 0 && !self.port_ok(&b[start + host_len + 1..start + len], Some(rule)) {
-            return None;
-        }
-        Some(start + len)
+        Some(end)
     }
 
     /// Whether the authority `a` (without its `//`) of a scheme without a DNS rule is valid
