@@ -90,10 +90,10 @@ const fn is_bad(b: u8) -> bool {
         )
 }
 
-/// [`TailMasks`] one byte at a time: the reference for the SIMD form, and the form used
-/// where there is none.
+/// [`TailMasks`] one byte at a time (a block of up to 32 bytes): the reference for the SIMD
+/// forms, and the form used where there is none.
 #[cfg(any(test, not(target_arch = "x86_64")))]
-fn tail_masks_scalar(c: &[u8; 16]) -> TailMasks {
+fn tail_masks_scalar(c: &[u8]) -> TailMasks {
     let mut m = TailMasks::default();
     for (k, &b) in c.iter().enumerate() {
         let bit = |yes: bool| u32::from(yes) << k;
@@ -108,15 +108,15 @@ fn tail_masks_scalar(c: &[u8; 16]) -> TailMasks {
 /// The bytes of a block of a path, query or fragment that are more than ordinary
 /// characters: `bad | rare | dot` of its [`TailMasks`]. Most blocks have none.
 #[cfg(any(test, not(target_arch = "x86_64")))]
-fn tail_special_scalar(c: &[u8; 16]) -> u32 {
+fn tail_special_scalar(c: &[u8]) -> u32 {
     let m = tail_masks_scalar(c);
     m.bad | m.rare | m.dot
 }
 
-/// [`HostMasks`] one byte at a time: the reference for the SIMD form, and the form used
-/// where there is none.
+/// [`HostMasks`] one byte at a time (a block of up to 32 bytes): the reference for the SIMD
+/// forms, and the form used where there is none.
 #[cfg(any(test, not(target_arch = "x86_64")))]
-fn host_masks_scalar(c: &[u8; 16]) -> HostMasks {
+fn host_masks_scalar(c: &[u8]) -> HostMasks {
     let mut m = HostMasks::default();
     for (k, &b) in c.iter().enumerate() {
         let bit = |yes: bool| u32::from(yes) << k;
@@ -127,10 +127,67 @@ fn host_masks_scalar(c: &[u8; 16]) -> HostMasks {
     m
 }
 
-/// The masks from SSE2 compares: sixteen bytes in a handful of instructions.
+/// How blocks of a record become masks: the width of a block, and the code that computes
+/// its masks. Every form gives the masks of its scalar reference ([`tail_masks_scalar`],
+/// [`tail_special_scalar`], [`host_masks_scalar`]) for the same bytes. A value of the type
+/// is the permission to run its code (see [`avx2::Avx2`]).
+trait Blocks: Copy {
+    /// Bytes per block: 16 or 32 (the masks are `u32`).
+    const WIDTH: usize;
+    /// [`tail_special_scalar`] of the block of `b` at `i` (see [`block`]).
+    fn tail_special(self, b: &[u8], i: usize) -> u32;
+    /// [`tail_masks_scalar`] of the block of `b` at `i`.
+    fn tail_masks(self, b: &[u8], i: usize) -> TailMasks;
+    /// [`host_masks_scalar`] of the block of `b` at `i`.
+    fn host_masks(self, b: &[u8], i: usize) -> HostMasks;
+}
+
+/// The `N` bytes of `b` from `i`; past the end of `b`, line feeds (which end any record).
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn block<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    match b.get(i..i + N) {
+        Some(c) => c.try_into().expect("N bytes"),
+        None => padded(b, i),
+    }
+}
+
+/// The `N` bytes of `b` from `i` where the text runs out before their end: the rest of the
+/// text, then line feeds (which end any record).
+#[inline(always)]
+fn padded<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    let mut c = [b'\n'; N];
+    let rest = &b[i.min(b.len())..];
+    c[..rest.len()].copy_from_slice(rest);
+    c
+}
+
+/// The scalar references as [`Blocks`] of 16 bytes: for processors without a SIMD form.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[derive(Clone, Copy, Debug)]
+struct Scalar;
+
+#[cfg(any(test, not(target_arch = "x86_64")))]
+impl Blocks for Scalar {
+    const WIDTH: usize = 16;
+
+    fn tail_special(self, b: &[u8], i: usize) -> u32 {
+        tail_special_scalar(&block::<16>(b, i))
+    }
+
+    fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
+        tail_masks_scalar(&block::<16>(b, i))
+    }
+
+    fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
+        host_masks_scalar(&block::<16>(b, i))
+    }
+}
+
+/// The masks from SSE2 compares, sixteen bytes at a time in a handful of instructions.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::{HostMasks, TailMasks};
+    use super::{Blocks, HostMasks, TailMasks};
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
         _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
@@ -138,14 +195,25 @@ mod sse2 {
 
     // SAFETY, for every `unsafe` block of this module: the intrinsics need SSE2, which every
     // x86_64 processor has (it is part of the x86_64 baseline, enabled on every x86_64
-    // target); the one load, `_mm_loadu_si128`, reads the 16 bytes of a `&[u8; 16]` and
+    // target); the one load, `_mm_loadu_si128`, reads 16 bytes (of `b` or of a padded copy) and
     // needs no alignment. Nothing else is unsafe about them: they compute on values.
 
-    /// The block `c` in a register.
+    /// SSE2 (every x86_64 processor has it).
+    #[derive(Clone, Copy, Debug)]
+    pub(super) struct Sse2;
+
+    /// The block of `b` at `i` in a register (see [`super::block`]).
     #[inline(always)]
-    fn load(c: &[u8; 16]) -> __m128i {
-        // SAFETY: see the module comment.
-        unsafe { _mm_loadu_si128(c.as_ptr().cast()) }
+    fn load(b: &[u8], i: usize) -> __m128i {
+        match b.get(i..i + 16) {
+            // SAFETY: see the module comment; `c` holds 16 bytes.
+            Some(c) => unsafe { _mm_loadu_si128(c.as_ptr().cast()) },
+            None => {
+                let c: [u8; 16] = super::padded(b, i);
+                // SAFETY: see the module comment.
+                unsafe { _mm_loadu_si128(c.as_ptr().cast()) }
+            }
+        }
     }
 
     /// Bytes equal to `x`, as a mask.
@@ -198,64 +266,178 @@ mod sse2 {
         )
     }
 
-    /// `bad | pct | hash | dot | high` of [`tail_masks`], with fewer instructions.
-    #[inline(always)]
-    pub(super) fn tail_special(c: &[u8; 16]) -> u32 {
-        let v = load(c);
-        let flags = or(or(eq(v, b'%'), eq(v, b'#')), eq(v, b'.'));
-        bits(or(or(low_or_high(v), forbidden(v)), flags))
-    }
+    impl Blocks for Sse2 {
+        const WIDTH: usize = 16;
 
-    #[inline(always)]
-    pub(super) fn tail_masks(c: &[u8; 16]) -> TailMasks {
-        let v = load(c);
-        let high = bits(v);
-        TailMasks {
-            // The non-ASCII bytes are taken out of `low_or_high` again.
-            bad: bits(or(low_or_high(v), forbidden(v))) & !high,
-            // The top bit of a non-ASCII byte is set already.
-            rare: bits(or(or(eq(v, b'%'), eq(v, b'#')), v)),
-            dot: bits(eq(v, b'.')),
-            slash: bits(eq(v, b'/')),
+        #[inline(always)]
+        fn tail_special(self, b: &[u8], i: usize) -> u32 {
+            let v = load(b, i);
+            let flags = or(or(eq(v, b'%'), eq(v, b'#')), eq(v, b'.'));
+            bits(or(or(low_or_high(v), forbidden(v)), flags))
         }
-    }
 
-    #[inline(always)]
-    pub(super) fn host_masks(c: &[u8; 16]) -> HostMasks {
-        let v = load(c);
-        let dot = eq(v, b'.');
-        let hyphen = eq(v, b'-');
-        let ldh = or(
-            or(within(v, b'a', 26), within(v, b'0', 10)),
-            or(dot, hyphen),
-        );
-        HostMasks {
-            dot: bits(dot),
-            hyphen: bits(hyphen),
-            not_ldh: !bits(ldh) & 0xffff,
+        #[inline(always)]
+        fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
+            let v = load(b, i);
+            let high = bits(v);
+            TailMasks {
+                // The non-ASCII bytes are taken out of `low_or_high` again.
+                bad: bits(or(low_or_high(v), forbidden(v))) & !high,
+                // The top bit of a non-ASCII byte is set already.
+                rare: bits(or(or(eq(v, b'%'), eq(v, b'#')), v)),
+                dot: bits(eq(v, b'.')),
+                slash: bits(eq(v, b'/')),
+            }
+        }
+
+        #[inline(always)]
+        fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
+            let v = load(b, i);
+            let dot = eq(v, b'.');
+            let hyphen = eq(v, b'-');
+            let ldh = or(
+                or(within(v, b'a', 26), within(v, b'0', 10)),
+                or(dot, hyphen),
+            );
+            HostMasks {
+                dot: bits(dot),
+                hyphen: bits(hyphen),
+                not_ldh: !bits(ldh) & 0xffff,
+            }
         }
     }
 }
 
+/// The masks from AVX2 compares, 32 bytes at a time, for processors that have AVX2 (and
+/// BMI1, BMI2, LZCNT and POPCNT, which the code around them is compiled to use).
 #[cfg(target_arch = "x86_64")]
-use sse2::{host_masks, tail_masks, tail_special};
+mod avx2 {
+    use super::{Blocks, HostMasks, TailMasks};
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_min_epu8,
+        _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8,
+    };
 
-#[cfg(not(target_arch = "x86_64"))]
-use self::{
-    host_masks_scalar as host_masks, tail_masks_scalar as tail_masks,
-    tail_special_scalar as tail_special,
-};
+    /// The processor has AVX2, BMI1, BMI2, LZCNT and POPCNT: only [`Avx2::detect`] makes
+    /// one, after asking the processor, so holding one is the permission to run AVX2 code.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub(super) struct Avx2 {
+        _private: (),
+    }
 
-/// The 16 bytes of `b` from `i`; past the end of `b`, line feeds (which end any record).
-#[inline(always)]
-fn block<T>(b: &[u8], i: usize, masks: impl Fn(&[u8; 16]) -> T) -> T {
-    match b.get(i..i + 16) {
-        Some(c) => masks(c.try_into().expect("16 bytes")),
-        None => {
-            let mut padded = [b'\n'; 16];
-            let rest = &b[i.min(b.len())..];
-            padded[..rest.len()].copy_from_slice(rest);
-            masks(&padded)
+    impl Avx2 {
+        /// `Some` where the processor has the features.
+        pub(super) fn detect() -> Option<Avx2> {
+            let yes = std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("lzcnt")
+                && std::is_x86_feature_detected!("popcnt");
+            yes.then_some(Avx2 { _private: () })
+        }
+    }
+
+    // SAFETY, for every `unsafe` block of this module: the intrinsics need AVX2, which the
+    // processor has wherever an `Avx2` value exists (every function here takes one, or is
+    // only called by one that does); the one load, `_mm256_loadu_si256`, reads 32 bytes
+    // (of `b` or of a padded copy) and needs no alignment. Nothing else is unsafe about them. These
+    // functions are inlined into the ones compiled with AVX2 enabled
+    // (`FastPath::accepts_lines_avx2`), where they become single instructions.
+
+    #[inline(always)]
+    fn load(b: &[u8], i: usize) -> __m256i {
+        match b.get(i..i + 32) {
+            // SAFETY: see the module comment; `c` holds 32 bytes.
+            Some(c) => unsafe { _mm256_loadu_si256(c.as_ptr().cast()) },
+            None => {
+                let c: [u8; 32] = super::padded(b, i);
+                // SAFETY: see the module comment.
+                unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn eq(v: __m256i, x: u8) -> __m256i {
+        // SAFETY: see the module comment.
+        unsafe { _mm256_cmpeq_epi8(v, _mm256_set1_epi8(x as i8)) }
+    }
+
+    #[inline(always)]
+    fn within(v: __m256i, lo: u8, n: u8) -> __m256i {
+        // SAFETY: see the module comment.
+        unsafe {
+            let d = _mm256_sub_epi8(v, _mm256_set1_epi8(lo as i8));
+            _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8((n - 1) as i8)), d)
+        }
+    }
+
+    #[inline(always)]
+    fn or(a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: see the module comment.
+        unsafe { _mm256_or_si256(a, b) }
+    }
+
+    #[inline(always)]
+    fn bits(v: __m256i) -> u32 {
+        // SAFETY: see the module comment.
+        unsafe { _mm256_movemask_epi8(v) as u32 }
+    }
+
+    /// Controls, space, and non-ASCII bytes: below 0x21 as signed bytes.
+    #[inline(always)]
+    fn low_or_high(v: __m256i) -> __m256i {
+        // SAFETY: see the module comment.
+        unsafe { _mm256_cmpgt_epi8(_mm256_set1_epi8(0x21), v) }
+    }
+
+    /// The printable ASCII characters that no component allows raw, and DEL.
+    #[inline(always)]
+    fn forbidden(v: __m256i) -> __m256i {
+        // SAFETY: see the module comment.
+        let angle = eq(unsafe { _mm256_or_si256(v, _mm256_set1_epi8(2)) }, b'>');
+        or(
+            or(or(eq(v, b'"'), eq(v, b'`')), or(eq(v, 0x7f), angle)),
+            or(within(v, b'[', 4), within(v, b'{', 3)),
+        )
+    }
+
+    impl Blocks for Avx2 {
+        const WIDTH: usize = 32;
+
+        #[inline(always)]
+        fn tail_special(self, b: &[u8], i: usize) -> u32 {
+            let v = load(b, i);
+            let flags = or(or(eq(v, b'%'), eq(v, b'#')), eq(v, b'.'));
+            bits(or(or(low_or_high(v), forbidden(v)), flags))
+        }
+
+        #[inline(always)]
+        fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
+            let v = load(b, i);
+            let high = bits(v);
+            TailMasks {
+                bad: bits(or(low_or_high(v), forbidden(v))) & !high,
+                rare: bits(or(or(eq(v, b'%'), eq(v, b'#')), v)),
+                dot: bits(eq(v, b'.')),
+                slash: bits(eq(v, b'/')),
+            }
+        }
+
+        #[inline(always)]
+        fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
+            let v = load(b, i);
+            let dot = eq(v, b'.');
+            let hyphen = eq(v, b'-');
+            let ldh = or(
+                or(within(v, b'a', 26), within(v, b'0', 10)),
+                or(dot, hyphen),
+            );
+            HostMasks {
+                dot: bits(dot),
+                hyphen: bits(hyphen),
+                not_ldh: !bits(ldh),
+            }
         }
     }
 }
@@ -291,29 +473,29 @@ struct Tail {
 /// `None` when a byte that no component allows raw comes before the line feed (a carriage
 /// return just before it excepted), or when there is a second `#`.
 #[inline(always)]
-fn scan_tail(b: &[u8], from: usize) -> Option<Tail> {
+fn scan_tail<L: Blocks>(lanes: L, b: &[u8], from: usize) -> Option<Tail> {
     let mut i = from;
     let (mut rare, mut dots) = (0u32, 0u32);
     let end = loop {
-        if block(b, i, tail_special) == 0 {
+        if lanes.tail_special(b, i) == 0 {
             // Ordinary characters only (the common case).
-            i += 16;
+            i += L::WIDTH;
             continue;
         }
-        let m = block(b, i, tail_masks);
+        let m = lanes.tail_masks(b, i);
         // A '/' before the block, or the start of the path (where a '.' starts a segment).
         let carry = u32::from(i == from || b[i - 1] == b'/');
         let keep = if m.bad != 0 {
             (1u32 << m.bad.trailing_zeros()) - 1
         } else {
-            0xffff
+            u32::MAX
         };
         rare |= m.rare & keep;
         dots |= ((m.slash << 1) | carry) & m.dot & keep;
         if m.bad != 0 {
             break i + m.bad.trailing_zeros() as usize;
         }
-        i += 16;
+        i += L::WIDTH;
     };
     // The record ends at its line feed, or at the carriage return before one (past the end
     // of the text, the block read line feeds).
@@ -454,6 +636,9 @@ pub(crate) struct FastPath {
     file: Option<&'static SchemeRule>,
     /// The bits of [`HOST_CLASS`] that a host without a DNS rule must not have.
     host_mask: u8,
+    /// The AVX2 form of the masks, where the processor has it.
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<avx2::Avx2>,
 }
 
 impl FastPath {
@@ -484,6 +669,8 @@ impl FastPath {
             } else {
                 H_NOT_LOWER_REG
             },
+            #[cfg(target_arch = "x86_64")]
+            avx2: avx2::Avx2::detect(),
         }
     }
 
@@ -526,14 +713,45 @@ impl FastPath {
     /// that is (the engine's [`crate::engine::Operation::pass_through_lines`]). One call for
     /// a run of lines keeps the per-line work to the scan itself.
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        let (mut at, mut lines) = (0, 0);
         if !self.enabled {
-            return (at, lines);
+            return (0, 0);
         }
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(lanes) = self.avx2 {
+                // SAFETY: an `Avx2` exists only where the processor has its features.
+                return unsafe { self.accepts_lines_avx2(lanes, rest, max_line) };
+            }
+            self.accepts_lines_with(sse2::Sse2, rest, max_line)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.accepts_lines_with(Scalar, rest, max_line)
+    }
+
+    /// [`FastPath::accepts_lines_with`] compiled with AVX2 and BMI enabled: 32-byte blocks,
+    /// and the shorter encodings and bit instructions they bring to the code around them.
+    ///
+    /// # Safety
+    /// The processor must have AVX2, BMI1, BMI2, LZCNT and POPCNT (`lanes` says it does).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn accepts_lines_avx2(
+        &self,
+        lanes: avx2::Avx2,
+        rest: &str,
+        max_line: usize,
+    ) -> (usize, u64) {
+        self.accepts_lines_with(lanes, rest, max_line)
+    }
+
+    /// The body of [`FastPath::accepts_lines`], with the masks of `lanes`.
+    #[inline(always)]
+    fn accepts_lines_with<L: Blocks>(&self, lanes: L, rest: &str, max_line: usize) -> (usize, u64) {
+        let (mut at, mut lines) = (0, 0);
         let b = rest.as_bytes();
         // `at` follows a line feed, so slicing there is on a char boundary.
         while let Some(line) = rest.get(at..) {
-            match self.scan(line) {
+            match self.scan_with(lanes, line) {
                 Some(n) if n <= max_line && b.get(at + n) == Some(&b'\n') => {
                     at += n + 1;
                     lines += 1;
@@ -544,9 +762,35 @@ impl FastPath {
         (at, lines)
     }
 
-    /// The body of [`FastPath::accepts_line`].
-    #[inline(always)]
+    /// The body of [`FastPath::accepts_line`], with the fastest masks this processor has.
+    #[inline]
     fn scan(&self, s: &str) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(lanes) = self.avx2 {
+                // SAFETY: an `Avx2` exists only where the processor has its features.
+                return unsafe { self.scan_avx2(lanes, s) };
+            }
+            self.scan_with(sse2::Sse2, s)
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        self.scan_with(Scalar, s)
+    }
+
+    /// [`FastPath::scan_with`] compiled with AVX2 and BMI enabled.
+    ///
+    /// # Safety
+    /// The processor must have AVX2, BMI1, BMI2, LZCNT and POPCNT (`lanes` says it does).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,lzcnt,popcnt")]
+    unsafe fn scan_avx2(&self, lanes: avx2::Avx2, s: &str) -> Option<usize> {
+        self.scan_with(lanes, s)
+    }
+
+    /// Whether the record at the start of `s` passes, with the masks of `lanes`: its length
+    /// if so (see [`FastPath::accepts_line`]).
+    #[inline(always)]
+    fn scan_with<L: Blocks>(&self, lanes: L, s: &str) -> Option<usize> {
         let b = s.as_bytes();
         if matches!(b.first(), None | Some(b'\n')) {
             // An empty record is an error.
@@ -605,7 +849,7 @@ impl FastPath {
         if has_authority {
             let start = pos + 2;
             pos = match rule {
-                Some(r) if r.dns_host => self.dns_authority(b, start, r)?,
+                Some(r) if r.dns_host => self.dns_authority(lanes, b, start, r)?,
                 _ => {
                     let (end, acc) = scan_to_stop(b, start, &HOST_CLASS, H_END);
                     if !self.reg_authority_ok(&b[start..end], acc) {
@@ -622,7 +866,7 @@ impl FastPath {
         }
 
         // Path, query and fragment, up to the end of the record.
-        let tail = scan_tail(b, pos)?;
+        let tail = scan_tail(lanes, b, pos)?;
         let end = tail.end;
         let t = &b[pos..end];
         if tail.hash && self.drop_fragment {
@@ -660,13 +904,19 @@ impl FastPath {
     /// allowed), which is its own A-label and U-label form; not `localhost` for `file`; no
     /// userinfo (nor anything else outside `a-z 0-9 - . :`); a canonical port if any.
     #[inline(always)]
-    fn dns_authority(&self, b: &[u8], start: usize, rule: &SchemeRule) -> Option<usize> {
+    fn dns_authority<L: Blocks>(
+        &self,
+        lanes: L,
+        b: &[u8],
+        start: usize,
+        rule: &SchemeRule,
+    ) -> Option<usize> {
         // The host: the bytes of `a-z 0-9 - .` from `start`, up to 64 of them, one block of
         // masks at a time.
         let (mut not_ldh, mut dot, mut hyphen) = (0u64, 0u64, 0u64);
-        for k in 0..4 {
-            let m = block(b, start + 16 * k, host_masks);
-            let at = 16 * k;
+        for k in 0..64 / L::WIDTH {
+            let at = L::WIDTH * k;
+            let m = lanes.host_masks(b, start + at);
             not_ldh |= u64::from(m.not_ldh) << at;
             dot |= u64::from(m.dot) << at;
             hyphen |= u64::from(m.hyphen) << at;
@@ -890,26 +1140,57 @@ mod tests {
         }
     }
 
-    #[test]
-    fn block_masks_agree_with_the_scalar_reference() {
+    /// Runs `check!(lanes)` with every form of the masks this processor has.
+    macro_rules! for_each_form {
+        ($check:ident) => {{
+            $check(Scalar);
+            #[cfg(target_arch = "x86_64")]
+            {
+                $check(sse2::Sse2);
+                if let Some(lanes) = avx2::Avx2::detect() {
+                    $check(lanes);
+                }
+            }
+        }};
+    }
+
+    fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug>(lanes: L) {
+        let w = L::WIDTH;
+        let check = |c: &[u8]| {
+            // The block at the start of a text, further on, and at its end (where line feeds
+            // follow the text).
+            let mut text = b"0123456789".to_vec();
+            text.extend_from_slice(c);
+            let mut end = c[w / 2..].to_vec();
+            end.resize(w, b'\n');
+            for (b, i, bytes) in [
+                (c, 0, c),
+                (&text[..], 10, c),
+                (&text[..], 10 + w / 2, &end[..]),
+            ] {
+                let at = format!("{lanes:?} {bytes:?}");
+                assert_eq!(lanes.tail_masks(b, i), tail_masks_scalar(bytes), "{at}");
+                assert_eq!(lanes.tail_special(b, i), tail_special_scalar(bytes), "{at}");
+                assert_eq!(lanes.host_masks(b, i), host_masks_scalar(bytes), "{at}");
+            }
+        };
         // Every byte value in every position.
         for x in 0..=255u8 {
-            for k in 0..16 {
-                let mut c = [b'a'; 16];
+            for k in 0..w {
+                let mut c = vec![b'a'; w];
                 c[k] = x;
-                assert_eq!(tail_masks(&c), tail_masks_scalar(&c), "{x:#x} at {k}");
-                assert_eq!(tail_special(&c), tail_special_scalar(&c), "{x:#x} at {k}");
-                assert_eq!(host_masks(&c), host_masks_scalar(&c), "{x:#x} at {k}");
+                check(&c);
             }
         }
         let mut rng = Rng(0x2545_F491_4F6C_DD1D);
         for _ in 0..20_000 {
-            let v = rng.bytes(16, b"az09-._~/?#%:@[]\n\r\t \\\"<>{|}^`\x7f\xc3\xa9");
-            let c: [u8; 16] = v.try_into().unwrap();
-            assert_eq!(tail_masks(&c), tail_masks_scalar(&c), "{c:?}");
-            assert_eq!(tail_special(&c), tail_special_scalar(&c), "{c:?}");
-            assert_eq!(host_masks(&c), host_masks_scalar(&c), "{c:?}");
+            check(&rng.bytes(w, b"az09-._~/?#%:@[]\n\r\t \\\"<>{|}^`\x7f\xc3\xa9"));
         }
+    }
+
+    #[test]
+    fn block_masks_agree_with_the_scalar_reference() {
+        for_each_form!(blocks_agree_with_the_scalar_reference);
     }
 
     #[test]
@@ -921,17 +1202,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn tail_scan_agrees_with_the_reference() {
+    fn tail_scans_agree_with_the_reference<L: Blocks + std::fmt::Debug>(lanes: L) {
         let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
-        for len in 0..80 {
-            for _ in 0..300 {
-                let bytes = rng.bytes(len, b"ab/./a.\n%#/?x\xc3\xa9 \r\n");
+        for len in 0..150 {
+            for _ in 0..200 {
+                // Often a stop early, or (mostly) none before the end: tails over many blocks.
+                let bytes = if len % 2 == 0 {
+                    rng.bytes(len, b"ab/./a.\n%#/?x\xc3\xa9 \r\n")
+                } else {
+                    rng.bytes_from(len, b"ab/./a.%/?x_-~:@!$&'()*+,;=ABCDEFG", len % 4 == 1)
+                };
                 for from in [0, len / 4, len / 2, len] {
                     assert_eq!(
-                        scan_tail(&bytes, from),
+                        scan_tail(lanes, &bytes, from),
                         scan_tail_reference(&bytes, from),
-                        "{bytes:?} from {from}"
+                        "{lanes:?} {bytes:?} from {from}"
                     );
                 }
             }
@@ -939,11 +1224,42 @@ mod tests {
     }
 
     #[test]
+    fn tail_scan_agrees_with_the_reference() {
+        for_each_form!(tail_scans_agree_with_the_reference);
+    }
+
+    #[test]
     fn dns_authorities() {
         let f = FastPath::new(&Options::default());
         let http = lookup(b"http").unwrap();
         let file = lookup(b"file").unwrap();
-        let end = |a: &str, rule| f.dns_authority(a.as_bytes(), 0, rule);
+        // Every form of the masks, with the authority at the start and after a prefix.
+        let end = |a: &str, rule| {
+            let mut answers = vec![];
+            let mut ask = |got: Option<usize>| answers.push(got);
+            for prefix in [
+                "",
+                "http://",
+                "http://a-long-prefix-to-move-the-host-along/",
+            ] {
+                let b = format!("{prefix}{a}");
+                let (b, at) = (b.as_bytes(), prefix.len());
+                let minus = |e: Option<usize>| e.map(|e| e - at);
+                ask(minus(f.dns_authority(Scalar, b, at, rule)));
+                #[cfg(target_arch = "x86_64")]
+                {
+                    ask(minus(f.dns_authority(sse2::Sse2, b, at, rule)));
+                    if let Some(lanes) = avx2::Avx2::detect() {
+                        ask(minus(f.dns_authority(lanes, b, at, rule)));
+                    }
+                }
+            }
+            assert!(
+                answers.windows(2).all(|p| p[0] == p[1]),
+                "{a:?}: {answers:?}"
+            );
+            answers[0]
+        };
         for (a, want) in [
             ("example.com/x", Some(11)),
             ("example.com", Some(11)),
@@ -995,7 +1311,14 @@ mod tests {
             for _ in 0..200 {
                 let mut a = rng.bytes_from(len, b"ab0.-x-n.", false);
                 a.push(b'/');
-                let fast = f.dns_authority(&a, 0, http);
+                let fast = f.dns_authority(Scalar, &a, 0, http);
+                #[cfg(target_arch = "x86_64")]
+                {
+                    assert_eq!(f.dns_authority(sse2::Sse2, &a, 0, http), fast);
+                    if let Some(lanes) = avx2::Avx2::detect() {
+                        assert_eq!(f.dns_authority(lanes, &a, 0, http), fast);
+                    }
+                }
                 let host = &a[..len];
                 let want = host.is_empty() || is_lowercase_ldh_host(host);
                 // Authorities of 64 bytes or more are left to the full ladder.
@@ -1047,11 +1370,18 @@ mod tests {
                     .map(|_| pieces[(rng.next() % pieces.len() as u64) as usize])
                     .collect();
                 for max_line in [10, 40, 1 << 20] {
+                    let want = reference(&f, &text, max_line);
                     assert_eq!(
                         f.accepts_lines(&text, max_line),
-                        reference(&f, &text, max_line),
+                        want,
                         "{text:?} {max_line}"
                     );
+                    #[cfg(target_arch = "x86_64")]
+                    {
+                        let sse2_only = FastPath { avx2: None, ..f };
+                        let got = sse2_only.accepts_lines(&text, max_line);
+                        assert_eq!(got, want, "{text:?} {max_line}");
+                    }
                 }
             }
             assert_eq!(f.off().accepts_lines("http://a/b\n", 100), (0, 0));
