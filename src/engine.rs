@@ -1164,9 +1164,14 @@ impl Reader<'_> {
             return Err(Halt::Stopped);
         }
         let mut end = chunk.len + want;
-        if chunk.data.len() < end {
-            // Grow by doubling from a small start, so a small input never touches a whole
-            // chunk's worth of memory; the caller reads again after a short read anyway.
+        if chunk.data.is_empty() && end <= self.chunk_size {
+            // A new buffer, zeroed by the allocator: for a whole chunk that is memory fresh
+            // from the system, zero already and not resident until it is read into, so a
+            // small input does not touch a whole chunk's worth of memory.
+            chunk.data = vec![0; self.chunk_size];
+        } else if chunk.data.len() < end {
+            // Grow by doubling, so that one long line does not take more memory than it
+            // needs; the caller reads again after a short read anyway.
             let grown = (2 * chunk.data.len()).max(FIRST_BUFFER).max(chunk.len + 1);
             chunk.data.resize(end.min(grown), 0);
             end = end.min(chunk.data.len());
