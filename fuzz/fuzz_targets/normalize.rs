@@ -4,6 +4,8 @@
 //! `IRI-reference`); the two forms agree (`to_uri(key_iri) == key_uri`, SPEC §5); the SURT
 //! form is the SURT of the uri key; keys hold no raw bidi formatting character, keep
 //! `%2F %26 %3D %25 %23 %3F` encoded, and have no dot segment left in an absolute path.
+//! `explain` runs the full ladder without the fast path, so comparing its key with
+//! `normalize`'s checks the fast path against the ladder too (SPEC §8).
 
 #![no_main]
 
