@@ -30,8 +30,8 @@
 //!   an unreserved octet, and in the `iri` form any octet `%80`–`%FF`), a dot segment in a
 //!   path whose dots are removed, and raw non-ASCII in the `uri` form.
 //!
-//! The scan takes the path, query and fragment (and a DNS host) sixteen bytes at a time: a
-//! block becomes a few bit masks, one bit per byte (the bytes no component allows raw, `.`,
+//! The scan takes the path, query and fragment (and a DNS host) a block at a time (16 bytes,
+//! or 32 with AVX2): a block becomes a few bit masks, one bit per byte (the bytes no component allows raw, `.`,
 //! `/`, and the rarer `%`, `#` and non-ASCII together; for hosts, `.`, `-` and the bytes
 //! outside `a-z 0-9 - .`), and bit operations on the masks answer the questions: where the
 //! record ends (the first disallowed byte must be its line feed), where the host ends (the
@@ -50,11 +50,11 @@ use crate::path;
 use crate::scheme::{SchemeRule, Special, SCHEMES};
 
 // ---------------------------------------------------------------------------------------
-// Sixteen-byte blocks as bit masks
+// Blocks of 16 or 32 bytes as bit masks
 // ---------------------------------------------------------------------------------------
 
-/// What each byte of a 16-byte block of a path, query or fragment is: bit `k` of a field
-/// describes byte `k`.
+/// What each byte of a block (16 or 32 bytes) of a path, query or fragment is: bit `k` of
+/// a field describes byte `k`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct TailMasks {
     /// Bytes that no component allows raw: controls (the line feed too), space, the
@@ -69,7 +69,7 @@ struct TailMasks {
     slash: u32,
 }
 
-/// What each byte of a 16-byte block of an authority is (bit `k` for byte `k`).
+/// What each byte of a block (16 or 32 bytes) of an authority is (bit `k` for byte `k`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct HostMasks {
     /// `.`.
@@ -338,11 +338,14 @@ mod avx2 {
     }
 
     // SAFETY, for every `unsafe` block of this module: the intrinsics need AVX2, which the
-    // processor has wherever an `Avx2` value exists (every function here takes one, or is
-    // only called by one that does); the one load, `_mm256_loadu_si256`, reads 32 bytes
-    // (of `b` or of a padded copy) and needs no alignment. Nothing else is unsafe about them. These
-    // functions are inlined into the ones compiled with AVX2 enabled
-    // (`FastPath::accepts_lines_avx2`), where they become single instructions.
+    // processor has wherever an `Avx2` value exists. The `Blocks` methods take one; the
+    // private helpers below take none, so the rule for this module is that they are called
+    // from those methods only (keep it so: a helper called without an `Avx2` in hand would
+    // run AVX2 code from safe code). The one load, `_mm256_loadu_si256`, reads 32 bytes (of
+    // `b` or of a padded copy) and needs no alignment. Nothing else is unsafe about them.
+    // These functions are inlined into the ones compiled with AVX2 enabled
+    // (`FastPath::accepts_lines_avx2`, `FastPath::scan_avx2`), where they become single
+    // instructions.
 
     #[inline(always)]
     fn load(b: &[u8], i: usize) -> __m256i {
