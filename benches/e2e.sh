@@ -14,9 +14,11 @@
 #   benches/e2e.sh                      # 200 MB, 3 runs each
 #   E2E_MB=50 E2E_RUNS=5 benches/e2e.sh
 #   E2E_ONLY="irinorm-1t ada-url" benches/e2e.sh   # a subset of the programs
+#   E2E_THREADS="4 8 16" benches/e2e.sh             # also irinorm-tN-null: N threads, /dev/null
 #
 # Environment: E2E_MB (default 200), E2E_RUNS (3), E2E_CORPORA (../shared/corpora),
-# E2E_ONLY (program names, space-separated), E2E_NO_BUILD=1 (use the binaries as built),
+# E2E_ONLY (program names, space-separated), E2E_THREADS (thread counts for irinorm-tN-null,
+# each reported as a speed-up over irinorm-1t-null), E2E_NO_BUILD=1 (use the binaries as built),
 # E2E_TABLE (also write the Markdown to this file), TMPDIR (where the input is made).
 set -euo pipefail
 
@@ -54,6 +56,11 @@ declare -A cmd=(
     [url]="$bin_dir/examples/peer_url"
     [iri-string]="$bin_dir/examples/peer_iri_string"
 )
+for t in ${E2E_THREADS:-}; do
+    case $t in *[!0-9]* | 0) echo "e2e: E2E_THREADS must be positive integers" >&2; exit 2 ;; esac
+    names+=("irinorm-t$t-null")
+    cmd[irinorm-t$t-null]="$bin_dir/irinorm normalize --threads $t --level scheme --form uri"
+done
 if [ -n "$only" ]; then
     for n in $only; do
         [ -n "${cmd[$n]+x}" ] || { echo "e2e: unknown program $n (${names[*]})" >&2; exit 2; }
@@ -160,6 +167,13 @@ budget_lines() {
             "${wall[irinorm-1t-null]}" "${wall[irinorm-all-null]}" \
             "$(awk -v n="$n" 'BEGIN { print 0.8 * n }')" ">="
     fi
+    for t in ${E2E_THREADS:-}; do
+        if has irinorm-1t-null && has "irinorm-t$t-null"; then
+            ratio "speed-up, $t threads vs 1 thread, output to /dev/null" \
+                "${wall[irinorm-1t-null]}" "${wall[irinorm-t$t-null]}" \
+                "$(awk -v n="$t" 'BEGIN { print 0.8 * n }')" ">="
+        fi
+    done
     if has irinorm-1t && has irinorm-all; then
         awk -v a="${wall[irinorm-1t]}" -v b="${wall[irinorm-all]}" -v n="$n" 'BEGIN {
             if (b > 0) printf "| (info) speed-up, all threads (%d) vs 1 thread, into the pipe | %.3f | – | – |\n", n, a / b }'
