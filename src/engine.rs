@@ -149,7 +149,8 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How many bytes the reader asks for at a time while it skips the rest of a too-long line.
 const SKIP_READ: usize = 64 * 1024;
 
-/// The size a chunk's input buffer starts at; it doubles up to what the chunk needs.
+/// The least a chunk's input buffer grows to when a line does not fit in it (it starts at the
+/// chunk size, and doubles from there as a long line needs).
 const FIRST_BUFFER: usize = 64 * 1024;
 
 /// The most bytes of chunk buffers (input and output) the engine aims to keep in flight, as
@@ -1164,12 +1165,7 @@ impl Reader<'_> {
             return Err(Halt::Stopped);
         }
         let mut end = chunk.len + want;
-        if chunk.data.is_empty() && end <= self.chunk_size {
-            // A new buffer, zeroed by the allocator: for a whole chunk that is memory fresh
-            // from the system, zero already and not resident until it is read into, so a
-            // small input does not touch a whole chunk's worth of memory.
-            chunk.data = vec![0; self.chunk_size];
-        } else if chunk.data.len() < end {
+        if chunk.data.len() < end {
             // Grow by doubling, so that one long line does not take more memory than it
             // needs; the caller reads again after a short read anyway.
             let grown = (2 * chunk.data.len()).max(FIRST_BUFFER).max(chunk.len + 1);
@@ -1206,6 +1202,12 @@ impl Reader<'_> {
             self.free.recv().map_err(|_| Halt::Stopped)?
         };
         chunk.reset(input, self.chunk_size);
+        if chunk.data.is_empty() {
+            // A new chunk's buffer, zeroed by the allocator: for a whole chunk that is memory
+            // fresh from the system, zero already and not resident until it is read into, so
+            // a small input does not touch a whole chunk's worth of memory.
+            chunk.data = vec![0; self.chunk_size];
+        }
         Ok(chunk)
     }
 

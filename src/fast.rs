@@ -184,10 +184,110 @@ impl Blocks for Scalar {
     }
 }
 
-/// The masks from SSE2 compares, sixteen bytes at a time in a handful of instructions.
+/// The few vector operations the SIMD masks are made of, on the 16 bytes of an SSE2 register
+/// or the 32 of an AVX2 one: the masks are computed once, in [`simd_tail_special`],
+/// [`simd_tail_masks`] and [`simd_host_masks`], for either.
+#[cfg(target_arch = "x86_64")]
+trait Vector: Copy {
+    /// Bytes per vector.
+    const WIDTH: usize;
+    /// The block of `b` at `i` (see [`padded`] for the end of the text).
+    fn load(b: &[u8], i: usize) -> Self;
+    /// `x` in every byte.
+    fn splat(x: u8) -> Self;
+    /// Bytes equal in `self` and `o`: all ones, else all zeros.
+    fn eq(self, o: Self) -> Self;
+    fn or(self, o: Self) -> Self;
+    /// Bytewise wrapping subtraction.
+    fn sub(self, o: Self) -> Self;
+    /// Bytewise unsigned minimum.
+    fn min(self, o: Self) -> Self;
+    /// Bytes of `self` below those of `o`, as signed bytes.
+    fn lt(self, o: Self) -> Self;
+    /// The top bit of each byte, bit `k` for byte `k`.
+    fn bits(self) -> u32;
+}
+
+/// Bytes equal to `x`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn eq_byte<V: Vector>(v: V, x: u8) -> V {
+    v.eq(V::splat(x))
+}
+
+/// Bytes in `lo..lo + n`, unsigned: `v - lo` (wrapping) is at most `n - 1`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn within<V: Vector>(v: V, lo: u8, n: u8) -> V {
+    let d = v.sub(V::splat(lo));
+    d.min(V::splat(n - 1)).eq(d)
+}
+
+/// Controls, space, and non-ASCII bytes: below 0x21 as signed bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn low_or_high<V: Vector>(v: V) -> V {
+    v.lt(V::splat(0x21))
+}
+
+/// The printable ASCII characters that no component allows raw, and DEL.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn forbidden<V: Vector>(v: V) -> V {
+    // '<' and '>' are 0x3C and 0x3E: with bit 1 set, both read 0x3E.
+    let angle = eq_byte(v.or(V::splat(2)), b'>');
+    let quotes = eq_byte(v, b'"').or(eq_byte(v, b'`'));
+    // '[' '\' ']' '^', and '{' '|' '}'.
+    let brackets = within(v, b'[', 4).or(within(v, b'{', 3));
+    quotes.or(eq_byte(v, 0x7f).or(angle)).or(brackets)
+}
+
+/// [`tail_special_scalar`] of the block of `b` at `i`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn simd_tail_special<V: Vector>(b: &[u8], i: usize) -> u32 {
+    let v = V::load(b, i);
+    let flags = eq_byte(v, b'%').or(eq_byte(v, b'#')).or(eq_byte(v, b'.'));
+    low_or_high(v).or(forbidden(v)).or(flags).bits()
+}
+
+/// [`tail_masks_scalar`] of the block of `b` at `i`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn simd_tail_masks<V: Vector>(b: &[u8], i: usize) -> TailMasks {
+    let v = V::load(b, i);
+    let high = v.bits();
+    TailMasks {
+        // The non-ASCII bytes are taken out of `low_or_high` again.
+        bad: low_or_high(v).or(forbidden(v)).bits() & !high,
+        // The top bit of a non-ASCII byte is set already.
+        rare: eq_byte(v, b'%').or(eq_byte(v, b'#')).or(v).bits(),
+        dot: eq_byte(v, b'.').bits(),
+        slash: eq_byte(v, b'/').bits(),
+    }
+}
+
+/// [`host_masks_scalar`] of the block of `b` at `i`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn simd_host_masks<V: Vector>(b: &[u8], i: usize) -> HostMasks {
+    let v = V::load(b, i);
+    let dot = eq_byte(v, b'.');
+    let hyphen = eq_byte(v, b'-');
+    let ldh = within(v, b'a', 26)
+        .or(within(v, b'0', 10))
+        .or(dot.or(hyphen));
+    HostMasks {
+        dot: dot.bits(),
+        hyphen: hyphen.bits(),
+        not_ldh: !ldh.bits() & (u32::MAX >> (32 - V::WIDTH)),
+    }
+}
+
+/// The masks with SSE2, sixteen bytes at a time in a handful of instructions.
 #[cfg(target_arch = "x86_64")]
 mod sse2 {
-    use super::{Blocks, HostMasks, TailMasks};
+    use super::{Blocks, HostMasks, TailMasks, Vector};
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_cmplt_epi8, _mm_loadu_si128, _mm_min_epu8, _mm_movemask_epi8,
         _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
@@ -195,75 +295,73 @@ mod sse2 {
 
     // SAFETY, for every `unsafe` block of this module: the intrinsics need SSE2, which every
     // x86_64 processor has (it is part of the x86_64 baseline, enabled on every x86_64
-    // target); the one load, `_mm_loadu_si128`, reads 16 bytes (of `b` or of a padded copy) and
-    // needs no alignment. Nothing else is unsafe about them: they compute on values.
+    // target); the one load, `_mm_loadu_si128`, reads 16 bytes (of `b` or of a padded copy)
+    // and needs no alignment. Nothing else is unsafe about them: they compute on values.
 
     /// SSE2 (every x86_64 processor has it).
     #[derive(Clone, Copy, Debug)]
     pub(super) struct Sse2;
 
-    /// The block of `b` at `i` in a register (see [`super::block`]).
-    #[inline(always)]
-    fn load(b: &[u8], i: usize) -> __m128i {
-        match b.get(i..i + 16) {
-            // SAFETY: see the module comment; `c` holds 16 bytes.
-            Some(c) => unsafe { _mm_loadu_si128(c.as_ptr().cast()) },
-            None => {
-                let c: [u8; 16] = super::padded(b, i);
-                // SAFETY: see the module comment.
-                unsafe { _mm_loadu_si128(c.as_ptr().cast()) }
+    /// An SSE2 register.
+    #[derive(Clone, Copy)]
+    struct V128(__m128i);
+
+    impl Vector for V128 {
+        const WIDTH: usize = 16;
+
+        #[inline(always)]
+        fn load(b: &[u8], i: usize) -> V128 {
+            let load = |c: &[u8]| {
+                // SAFETY: see the module comment; `c` holds 16 bytes.
+                V128(unsafe { _mm_loadu_si128(c.as_ptr().cast()) })
+            };
+            match b.get(i..i + 16) {
+                Some(c) => load(c),
+                None => load(&super::padded::<16>(b, i)),
             }
         }
-    }
 
-    /// Bytes equal to `x`, as a mask.
-    #[inline(always)]
-    fn eq(v: __m128i, x: u8) -> __m128i {
-        // SAFETY: see the module comment.
-        unsafe { _mm_cmpeq_epi8(v, _mm_set1_epi8(x as i8)) }
-    }
-
-    /// Bytes in `lo..lo + n`, unsigned, as a mask: `v - lo` (wrapping) is at most `n - 1`.
-    #[inline(always)]
-    fn within(v: __m128i, lo: u8, n: u8) -> __m128i {
-        // SAFETY: see the module comment.
-        unsafe {
-            let d = _mm_sub_epi8(v, _mm_set1_epi8(lo as i8));
-            _mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8((n - 1) as i8)), d)
+        #[inline(always)]
+        fn splat(x: u8) -> V128 {
+            // SAFETY: see the module comment.
+            V128(unsafe { _mm_set1_epi8(x as i8) })
         }
-    }
 
-    #[inline(always)]
-    fn or(a: __m128i, b: __m128i) -> __m128i {
-        // SAFETY: see the module comment.
-        unsafe { _mm_or_si128(a, b) }
-    }
+        #[inline(always)]
+        fn eq(self, o: V128) -> V128 {
+            // SAFETY: see the module comment.
+            V128(unsafe { _mm_cmpeq_epi8(self.0, o.0) })
+        }
 
-    /// The top bit of each byte, one bit per byte.
-    #[inline(always)]
-    fn bits(v: __m128i) -> u32 {
-        // SAFETY: see the module comment.
-        unsafe { _mm_movemask_epi8(v) as u32 }
-    }
+        #[inline(always)]
+        fn or(self, o: V128) -> V128 {
+            // SAFETY: see the module comment.
+            V128(unsafe { _mm_or_si128(self.0, o.0) })
+        }
 
-    /// Controls, space, and non-ASCII bytes: below 0x21 as signed bytes.
-    #[inline(always)]
-    fn low_or_high(v: __m128i) -> __m128i {
-        // SAFETY: see the module comment.
-        unsafe { _mm_cmplt_epi8(v, _mm_set1_epi8(0x21)) }
-    }
+        #[inline(always)]
+        fn sub(self, o: V128) -> V128 {
+            // SAFETY: see the module comment.
+            V128(unsafe { _mm_sub_epi8(self.0, o.0) })
+        }
 
-    /// The printable ASCII characters that no component allows raw, and DEL.
-    #[inline(always)]
-    fn forbidden(v: __m128i) -> __m128i {
-        // '<' and '>' are 0x3C and 0x3E: with bit 1 set, both read 0x3E.
-        // SAFETY: see the module comment.
-        let angle = eq(unsafe { _mm_or_si128(v, _mm_set1_epi8(2)) }, b'>');
-        or(
-            or(or(eq(v, b'"'), eq(v, b'`')), or(eq(v, 0x7f), angle)),
-            // '[' '\' ']' '^', and '{' '|' '}'.
-            or(within(v, b'[', 4), within(v, b'{', 3)),
-        )
+        #[inline(always)]
+        fn min(self, o: V128) -> V128 {
+            // SAFETY: see the module comment.
+            V128(unsafe { _mm_min_epu8(self.0, o.0) })
+        }
+
+        #[inline(always)]
+        fn lt(self, o: V128) -> V128 {
+            // SAFETY: see the module comment.
+            V128(unsafe { _mm_cmplt_epi8(self.0, o.0) })
+        }
+
+        #[inline(always)]
+        fn bits(self) -> u32 {
+            // SAFETY: see the module comment.
+            unsafe { _mm_movemask_epi8(self.0) as u32 }
+        }
     }
 
     impl Blocks for Sse2 {
@@ -271,48 +369,26 @@ mod sse2 {
 
         #[inline(always)]
         fn tail_special(self, b: &[u8], i: usize) -> u32 {
-            let v = load(b, i);
-            let flags = or(or(eq(v, b'%'), eq(v, b'#')), eq(v, b'.'));
-            bits(or(or(low_or_high(v), forbidden(v)), flags))
+            super::simd_tail_special::<V128>(b, i)
         }
 
         #[inline(always)]
         fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
-            let v = load(b, i);
-            let high = bits(v);
-            TailMasks {
-                // The non-ASCII bytes are taken out of `low_or_high` again.
-                bad: bits(or(low_or_high(v), forbidden(v))) & !high,
-                // The top bit of a non-ASCII byte is set already.
-                rare: bits(or(or(eq(v, b'%'), eq(v, b'#')), v)),
-                dot: bits(eq(v, b'.')),
-                slash: bits(eq(v, b'/')),
-            }
+            super::simd_tail_masks::<V128>(b, i)
         }
 
         #[inline(always)]
         fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
-            let v = load(b, i);
-            let dot = eq(v, b'.');
-            let hyphen = eq(v, b'-');
-            let ldh = or(
-                or(within(v, b'a', 26), within(v, b'0', 10)),
-                or(dot, hyphen),
-            );
-            HostMasks {
-                dot: bits(dot),
-                hyphen: bits(hyphen),
-                not_ldh: !bits(ldh) & 0xffff,
-            }
+            super::simd_host_masks::<V128>(b, i)
         }
     }
 }
 
-/// The masks from AVX2 compares, 32 bytes at a time, for processors that have AVX2 (and
-/// BMI1, BMI2, LZCNT and POPCNT, which the code around them is compiled to use).
+/// The masks with AVX2, 32 bytes at a time, for processors that have AVX2 (and BMI1, BMI2,
+/// LZCNT and POPCNT, which the code around them is compiled to use).
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
-    use super::{Blocks, HostMasks, TailMasks};
+    use super::{Blocks, HostMasks, TailMasks, Vector};
     use std::arch::x86_64::{
         __m256i, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_min_epu8,
         _mm256_movemask_epi8, _mm256_or_si256, _mm256_set1_epi8, _mm256_sub_epi8,
@@ -337,72 +413,75 @@ mod avx2 {
         }
     }
 
-    // SAFETY, for every `unsafe` block of this module: the intrinsics need AVX2, which the
-    // processor has wherever an `Avx2` value exists. The `Blocks` methods take one; the
-    // private helpers below take none, so the rule for this module is that they are called
-    // from those methods only (keep it so: a helper called without an `Avx2` in hand would
-    // run AVX2 code from safe code). The one load, `_mm256_loadu_si256`, reads 32 bytes (of
-    // `b` or of a padded copy) and needs no alignment. Nothing else is unsafe about them.
-    // These functions are inlined into the ones compiled with AVX2 enabled
-    // (`FastPath::accepts_lines_avx2`, `FastPath::scan_avx2`), where they become single
-    // instructions.
+    /// An AVX2 register. Private to this module, and only made by the `Blocks` methods of
+    /// [`Avx2`], which take one: so a `V256` exists only where the processor has AVX2.
+    #[derive(Clone, Copy)]
+    struct V256(__m256i);
 
-    #[inline(always)]
-    fn load(b: &[u8], i: usize) -> __m256i {
-        match b.get(i..i + 32) {
-            // SAFETY: see the module comment; `c` holds 32 bytes.
-            Some(c) => unsafe { _mm256_loadu_si256(c.as_ptr().cast()) },
-            None => {
-                let c: [u8; 32] = super::padded(b, i);
-                // SAFETY: see the module comment.
-                unsafe { _mm256_loadu_si256(c.as_ptr().cast()) }
+    // SAFETY, for every `unsafe` block of this module: the intrinsics need AVX2, which the
+    // processor has wherever a `V256` is used (see `V256`); the one load,
+    // `_mm256_loadu_si256`, reads 32 bytes (of `b` or of a padded copy) and needs no
+    // alignment. Nothing else is unsafe about them. These functions are inlined into the
+    // ones compiled with AVX2 enabled (`FastPath::accepts_lines_avx2`,
+    // `FastPath::scan_avx2`), where they become single instructions.
+
+    impl Vector for V256 {
+        const WIDTH: usize = 32;
+
+        #[inline(always)]
+        fn load(b: &[u8], i: usize) -> V256 {
+            let load = |c: &[u8]| {
+                // SAFETY: see the module comment; `c` holds 32 bytes.
+                V256(unsafe { _mm256_loadu_si256(c.as_ptr().cast()) })
+            };
+            match b.get(i..i + 32) {
+                Some(c) => load(c),
+                None => load(&super::padded::<32>(b, i)),
             }
         }
-    }
 
-    #[inline(always)]
-    fn eq(v: __m256i, x: u8) -> __m256i {
-        // SAFETY: see the module comment.
-        unsafe { _mm256_cmpeq_epi8(v, _mm256_set1_epi8(x as i8)) }
-    }
-
-    #[inline(always)]
-    fn within(v: __m256i, lo: u8, n: u8) -> __m256i {
-        // SAFETY: see the module comment.
-        unsafe {
-            let d = _mm256_sub_epi8(v, _mm256_set1_epi8(lo as i8));
-            _mm256_cmpeq_epi8(_mm256_min_epu8(d, _mm256_set1_epi8((n - 1) as i8)), d)
+        #[inline(always)]
+        fn splat(x: u8) -> V256 {
+            // SAFETY: see the module comment.
+            V256(unsafe { _mm256_set1_epi8(x as i8) })
         }
-    }
 
-    #[inline(always)]
-    fn or(a: __m256i, b: __m256i) -> __m256i {
-        // SAFETY: see the module comment.
-        unsafe { _mm256_or_si256(a, b) }
-    }
+        #[inline(always)]
+        fn eq(self, o: V256) -> V256 {
+            // SAFETY: see the module comment.
+            V256(unsafe { _mm256_cmpeq_epi8(self.0, o.0) })
+        }
 
-    #[inline(always)]
-    fn bits(v: __m256i) -> u32 {
-        // SAFETY: see the module comment.
-        unsafe { _mm256_movemask_epi8(v) as u32 }
-    }
+        #[inline(always)]
+        fn or(self, o: V256) -> V256 {
+            // SAFETY: see the module comment.
+            V256(unsafe { _mm256_or_si256(self.0, o.0) })
+        }
 
-    /// Controls, space, and non-ASCII bytes: below 0x21 as signed bytes.
-    #[inline(always)]
-    fn low_or_high(v: __m256i) -> __m256i {
-        // SAFETY: see the module comment.
-        unsafe { _mm256_cmpgt_epi8(_mm256_set1_epi8(0x21), v) }
-    }
+        #[inline(always)]
+        fn sub(self, o: V256) -> V256 {
+            // SAFETY: see the module comment.
+            V256(unsafe { _mm256_sub_epi8(self.0, o.0) })
+        }
 
-    /// The printable ASCII characters that no component allows raw, and DEL.
-    #[inline(always)]
-    fn forbidden(v: __m256i) -> __m256i {
-        // SAFETY: see the module comment.
-        let angle = eq(unsafe { _mm256_or_si256(v, _mm256_set1_epi8(2)) }, b'>');
-        or(
-            or(or(eq(v, b'"'), eq(v, b'`')), or(eq(v, 0x7f), angle)),
-            or(within(v, b'[', 4), within(v, b'{', 3)),
-        )
+        #[inline(always)]
+        fn min(self, o: V256) -> V256 {
+            // SAFETY: see the module comment.
+            V256(unsafe { _mm256_min_epu8(self.0, o.0) })
+        }
+
+        #[inline(always)]
+        fn lt(self, o: V256) -> V256 {
+            // `o > self`, signed (AVX2 has only the one order).
+            // SAFETY: see the module comment.
+            V256(unsafe { _mm256_cmpgt_epi8(o.0, self.0) })
+        }
+
+        #[inline(always)]
+        fn bits(self) -> u32 {
+            // SAFETY: see the module comment.
+            unsafe { _mm256_movemask_epi8(self.0) as u32 }
+        }
     }
 
     impl Blocks for Avx2 {
@@ -410,37 +489,17 @@ mod avx2 {
 
         #[inline(always)]
         fn tail_special(self, b: &[u8], i: usize) -> u32 {
-            let v = load(b, i);
-            let flags = or(or(eq(v, b'%'), eq(v, b'#')), eq(v, b'.'));
-            bits(or(or(low_or_high(v), forbidden(v)), flags))
+            super::simd_tail_special::<V256>(b, i)
         }
 
         #[inline(always)]
         fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
-            let v = load(b, i);
-            let high = bits(v);
-            TailMasks {
-                bad: bits(or(low_or_high(v), forbidden(v))) & !high,
-                rare: bits(or(or(eq(v, b'%'), eq(v, b'#')), v)),
-                dot: bits(eq(v, b'.')),
-                slash: bits(eq(v, b'/')),
-            }
+            super::simd_tail_masks::<V256>(b, i)
         }
 
         #[inline(always)]
         fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
-            let v = load(b, i);
-            let dot = eq(v, b'.');
-            let hyphen = eq(v, b'-');
-            let ldh = or(
-                or(within(v, b'a', 26), within(v, b'0', 10)),
-                or(dot, hyphen),
-            );
-            HostMasks {
-                dot: bits(dot),
-                hyphen: bits(hyphen),
-                not_ldh: !bits(ldh),
-            }
+            super::simd_host_masks::<V256>(b, i)
         }
     }
 }
