@@ -1121,26 +1121,13 @@ fn lookup(scheme: &[u8]) -> Option<&'static SchemeRule> {
         .find(|r| r.name.len() == scheme.len() && r.name.as_bytes() == scheme)
 }
 
-/// Whether a host is a valid LDH name in lowercase, exactly as the fast path of
-/// [`crate::host::dns_host`] requires (labels of letters, digits and hyphens, 1–63 octets,
-/// no hyphen first or last, no `--` in the third and fourth position, so no `xn--` label;
-/// at most 253 octets; one trailing root dot allowed): such a host is its own A-label and
-/// U-label form.
+/// Whether a host is a valid LDH name in lowercase: what the fast path of
+/// [`crate::host::dns_host`] takes as it is ([`crate::host::is_valid_ldh_host`]: labels of
+/// letters, digits and hyphens, 1–63 octets, no hyphen first or last, no `--` in the third
+/// and fourth position, so no `xn--` label; at most 253 octets; one trailing root dot
+/// allowed), with no uppercase letter: such a host is its own A-label and U-label form.
 fn is_lowercase_ldh_host(b: &[u8]) -> bool {
-    let body = b.strip_suffix(b".").unwrap_or(b);
-    if body.is_empty() || body.len() > 253 {
-        return false;
-    }
-    body.split(|&c| c == b'.').all(|label| {
-        let n = label.len();
-        (1..=63).contains(&n)
-            && label
-                .iter()
-                .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
-            && label[0] != b'-'
-            && label[n - 1] != b'-'
-            && !(n >= 4 && label[2..4] == *b"--")
-    })
+    crate::host::is_valid_ldh_host(b) && !b.iter().any(u8::is_ascii_uppercase)
 }
 
 /// Whether every non-ASCII character of `tail` (the path, query and fragment) is allowed

@@ -358,7 +358,7 @@ pub fn dns_host(host: &str, form: HostForm, out: &mut String) -> Result<(), Idna
 
 /// Whether a pure-ASCII host is already a valid host under the rules of [`dns_host`] and
 /// needs nothing but lowercasing: the fast path.
-fn is_valid_ldh_host(b: &[u8]) -> bool {
+pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
     let body = b.strip_suffix(b".").unwrap_or(b);
     if body.is_empty() || body.len() > 253 {
         return false;
