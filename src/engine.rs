@@ -539,6 +539,8 @@ impl<'a> Engine<'a> {
         let mut line = first_line.unwrap_or(1);
         let mut start = 0;
         while start < data.len() {
+            // The end (line feed) of the line at `start`, once it has been looked for.
+            let mut line_end = None;
             if let Some(text) = text {
                 // Slicing `text` after a line feed is always on a char boundary.
                 let mut rest = &text[start..];
@@ -566,7 +568,9 @@ impl<'a> Engine<'a> {
                     // alone. It may still pass if it ends in CRLF, or is the last line and
                     // has no line feed; any other goes to the operation.
                     let b = rest.as_bytes();
-                    try_alone = match memchr::memchr(b'\n', b) {
+                    let lf = memchr::memchr(b'\n', b);
+                    line_end = Some(lf.map_or(data.len(), |i| start + i));
+                    try_alone = match lf {
                         Some(i) => i > 0 && b[i - 1] == b'\r',
                         None => true,
                     };
@@ -599,7 +603,9 @@ impl<'a> Engine<'a> {
                 }
             }
             flush_run(out, verbatim_runs, &mut run);
-            let end = memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i);
+            let end = line_end.unwrap_or_else(|| {
+                memchr::memchr(b'\n', &data[start..]).map_or(data.len(), |i| start + i)
+            });
             let record_end = if end > start && data[end - 1] == b'\r' {
                 end - 1
             } else {
