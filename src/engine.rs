@@ -82,6 +82,11 @@ pub use crate::output::{OutputMode, Stats};
 /// valid UTF-8, and was trimmed and repaired unless the run is strict. On success the
 /// operation appends the record's result (its key) to `out` and must not write a newline.
 /// On failure it may leave partial output in `out`; the engine discards it.
+///
+/// The engine calls [`Operation::apply`] only for a record that
+/// [`Operation::pass_through`] did not take: it asks `pass_through` about the raw line, and
+/// again about the record when the repairs changed it or the line was not asked about (its
+/// chunk was not valid UTF-8). So `apply` need not try its own fast path first.
 pub trait Operation: Sync {
     /// Appends the result for one record to `out`.
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error>;
@@ -647,6 +652,14 @@ impl<'a> Engine<'a> {
             };
             prepared.and_then(|record| {
                 scratch.key.clear();
+                // The operation saw the raw line already when its chunk was valid UTF-8 (and
+                // did not take it); a record the repairs changed, or one it has not seen, it
+                // may take now.
+                let seen = text.is_some_and(|t| t.as_ptr() == record.as_ptr() && t == record);
+                if !seen && self.op.pass_through(record) == Some(record.len()) {
+                    scratch.key.push_str(record);
+                    return Ok(());
+                }
                 self.op
                     .apply(record, &mut scratch.key)
                     .map_err(|mut error| {

@@ -686,9 +686,9 @@ fn may_hold_dot_segment(p: &str) -> bool {
 /// through by the engine itself, before any repair or parsing.
 impl Operation for Normalizer {
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
-        // The engine asked `pass_through` first, but a record of a CRLF line, or one that
-        // was trimmed or repaired, may still be its own key.
-        self.normalize_into(record, out)
+        // The engine has asked `pass_through` (the fast path) about this very record, and it
+        // said no: straight to the full ladder, without scanning the record a second time.
+        self.normalize_into_slow(record, out)
     }
 
     #[inline]
