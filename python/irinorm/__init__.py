@@ -1,0 +1,324 @@
+"""Canonical comparison keys for IRIs and URIs (RFC 3987, RFC 3986).
+
+The keys are those of the ``irinorm normalize`` command for the same line and the same
+options, lenient repairs included: the work is done by the same Rust code, one record
+entry point for both.
+
+>>> import irinorm
+>>> irinorm.normalize("HTTP://Example.COM:80/a/./b/../%7Ec")
+'http://example.com/a/~c'
+>>> n = irinorm.Normalizer(form="surt")
+>>> n.normalize("http://www.example.com/a?b")
+'com,example,www)/a?b'
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any, Iterable, Optional, Tuple, Union
+
+from . import _irinorm
+
+__all__ = [
+    "KEY_VERSION",
+    "Normalizer",
+    "equivalent",
+    "normalize",
+]
+
+#: The version of the keys: it changes when a key written by an earlier release could
+#: differ for the same input and options (stored keys then need to be recomputed).
+KEY_VERSION: int = _irinorm.KEY_VERSION
+
+# The options of a key, in the order of the keyword arguments, with their defaults.
+_OPTIONS: Tuple[Tuple[str, Any], ...] = (
+    ("level", None),
+    ("form", "uri"),
+    ("profile", None),
+    ("rules", None),
+    ("drop_fragment", False),
+    ("nfc", False),
+    ("base", None),
+    ("strict", False),
+    ("absolute", False),
+    ("surt_scheme", False),
+)
+_OPTION_NAMES = frozenset(name for name, _ in _OPTIONS)
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _read_rules(rules: Optional[PathLike]) -> Tuple[Optional[str], Optional[str]]:
+    """The (origin, text) of a rules file given by path, or (None, None)."""
+    if rules is None:
+        return None, None
+    if not isinstance(rules, (str, os.PathLike)):
+        raise TypeError(
+            f"rules must be the path of a TOML file (str or os.PathLike), got {type(rules).__name__}"
+        )
+    path = os.fspath(rules)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return path, f.read()
+    except OSError as e:
+        # The command line's message for a rules file it cannot read: `FILE: reason`.
+        raise ValueError(f"{path}: {e.strerror or e}") from None
+
+
+def _check_flag(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def _check_text(name: str, value: Any) -> Optional[str]:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{name} must be a str or None, got {type(value).__name__}")
+    return value
+
+
+def _state(**kwargs: Any) -> dict:
+    """The options as the native normalizer takes them: checked, defaults filled in, and a
+    rules file replaced by its name and text."""
+    unknown = set(kwargs) - _OPTION_NAMES
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    o = {name: kwargs.get(name, default) for name, default in _OPTIONS}
+    origin, text = _read_rules(o["rules"])
+    state = {
+        "level": _check_text("level", o["level"]),
+        "form": _check_text("form", o["form"]),
+        "profile": _check_text("profile", o["profile"]),
+        "rules_origin": origin,
+        "rules_text": text,
+    }
+    for name in ("drop_fragment", "nfc"):
+        state[name] = _check_flag(name, o[name])
+    state["base"] = _check_text("base", o["base"])
+    for name in ("strict", "absolute", "surt_scheme"):
+        state[name] = _check_flag(name, o[name])
+    return state
+
+
+class Normalizer:
+    """A configured normalizer: the comparison ladder up to one rung, writing one form.
+
+    Options (all keyword-only; the command line's ``normalize`` options of the same names):
+
+    - ``level``: ``"string"``, ``"syntax"``, ``"scheme"`` or ``"protocol"``. None (the
+      default) means ``"scheme"``, or ``"protocol"`` when ``profile`` or ``rules`` is given.
+    - ``form``: ``"uri"`` (default), ``"iri"`` or ``"surt"``.
+    - ``profile``: a built-in rule profile of the protocol rung (``"crawler"``,
+      ``"crawler@1"``).
+    - ``rules``: the path of a TOML rules file for the protocol rung, read once here (a
+      pickled normalizer carries the text, not the path).
+    - ``drop_fragment``, ``nfc``, ``strict``, ``absolute``, ``surt_scheme``: switches.
+    - ``base``: an absolute IRI that relative references are resolved against.
+
+    Bad options raise ``ValueError`` here, with the command line's message. Bad records never
+    raise: their key is None (null in Arrow), and ``check_arrow`` says why.
+    """
+
+    __slots__ = ("_native", "_state")
+
+    def __init__(
+        self,
+        *,
+        level: Optional[str] = None,
+        form: str = "uri",
+        profile: Optional[str] = None,
+        rules: Optional[PathLike] = None,
+        drop_fragment: bool = False,
+        nfc: bool = False,
+        base: Optional[str] = None,
+        strict: bool = False,
+        absolute: bool = False,
+        surt_scheme: bool = False,
+    ) -> None:
+        state = _state(
+            level=level,
+            form=form,
+            profile=profile,
+            rules=rules,
+            drop_fragment=drop_fragment,
+            nfc=nfc,
+            base=base,
+            strict=strict,
+            absolute=absolute,
+            surt_scheme=surt_scheme,
+        )
+        self._native = _irinorm._Normalizer(**state)
+        self._state = state
+
+    @classmethod
+    def _from_state(cls, state: dict) -> "Normalizer":
+        self = cls.__new__(cls)
+        self._native = _irinorm._Normalizer(**state)
+        self._state = dict(state)
+        return self
+
+    def __reduce__(self):
+        # The options travel, the rules as their text: a worker that unpickles this needs no
+        # access to the driver's files.
+        return (_restore, (dict(self._state),))
+
+    def __repr__(self) -> str:
+        shown = []
+        for name, default in _OPTIONS:
+            if name == "rules":
+                value = self._state["rules_origin"]
+            else:
+                value = self._state[name]
+            if value != default:
+                shown.append(f"{name}={value!r}")
+        return f"irinorm.Normalizer({', '.join(shown)})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Normalizer):
+            return NotImplemented
+        return self._state == other._state
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._state.items())))
+
+    @property
+    def options(self) -> dict:
+        """The options this normalizer was built with (rules as their file name)."""
+        d = {name: self._state.get(name) for name, _ in _OPTIONS if name != "rules"}
+        d["rules"] = self._state["rules_origin"]
+        return d
+
+    def normalize(self, url: Optional[str]) -> Optional[str]:
+        """The key of one record, or None when it is invalid or None."""
+        if url is not None and not isinstance(url, str):
+            raise TypeError(f"url must be a str or None, got {type(url).__name__}")
+        return self._native.normalize(url)
+
+    def normalize_many(self, urls: Iterable[Any]) -> list:
+        """The keys of many records, in order: None for an invalid record, for None, and for
+        anything that is not a str (a float NaN of a pandas column, say)."""
+        return self._native.normalize_many(urls)
+
+    def normalize_arrow(self, array: Any, *, threads: int = 1) -> Any:
+        """The keys of an Arrow array of strings, null where a record is null or invalid.
+
+        ``array`` is a pyarrow ``string``, ``large_string`` or ``string_view`` Array or
+        ChunkedArray, or anything with the Arrow PyCapsule interface (``__arrow_c_array__``
+        or ``__arrow_c_stream__``). An array gives a ``pyarrow.Array``, a stream (a
+        ChunkedArray) a ``pyarrow.ChunkedArray``, of the input's string type and length.
+
+        The GIL is released while the batch runs. ``threads`` > 1 splits each array over a
+        pool of that many threads (0: one per core); the result is the same.
+        """
+        return self._native.normalize_arrow(array, _check_threads(threads))
+
+    def check_arrow(self, array: Any) -> Any:
+        """Per record: a struct of ``key`` (null when invalid), ``error_kind``,
+        ``error_column`` and ``error_message`` (null when valid) and ``warnings`` (a list of
+        warning kinds, such as ``"idna"``). Null records give all fields null."""
+        return self._native.check_arrow(array)
+
+    def explain(self, url: str) -> dict:
+        """The key of one record and the steps that changed it, as a dict with ``input``,
+        ``key`` (None when invalid), ``error`` (None, or a dict of ``kind``, ``column`` and
+        ``message``), ``steps`` (dicts of ``component``, ``rule``, ``before``, ``after``)
+        and ``warnings`` (dicts of ``kind``, ``column``, ``message``)."""
+        if not isinstance(url, str):
+            raise TypeError(f"url must be a str, got {type(url).__name__}")
+        return self._native.explain(url)
+
+
+def _restore(state: dict) -> Normalizer:
+    return Normalizer._from_state(state)
+
+
+def _check_threads(threads: Any) -> int:
+    if isinstance(threads, bool) or not isinstance(threads, int):
+        raise TypeError(f"threads must be an int, got {threads!r}")
+    if threads < 0:
+        raise ValueError(f"threads must be 0 (one per core) or more, got {threads}")
+    return threads
+
+
+@lru_cache(maxsize=64)
+def _cached(state: Tuple[Tuple[str, Any], ...]) -> Normalizer:
+    return Normalizer._from_state(dict(state))
+
+
+def _normalizer_for(**kwargs: Any) -> Normalizer:
+    """A normalizer for these options, reused between calls with the same options (a rules
+    file is read at each call, so an edited file is seen)."""
+    return _cached(tuple(_state(**kwargs).items()))
+
+
+def normalize(
+    url: Optional[str],
+    *,
+    level: Optional[str] = None,
+    form: str = "uri",
+    profile: Optional[str] = None,
+    rules: Optional[PathLike] = None,
+    drop_fragment: bool = False,
+    nfc: bool = False,
+    base: Optional[str] = None,
+    strict: bool = False,
+    absolute: bool = False,
+    surt_scheme: bool = False,
+) -> Optional[str]:
+    """The key of one record, or None when it is invalid (or None). The options are those of
+    :class:`Normalizer`; for many records build one and use its methods."""
+    n = _normalizer_for(
+        level=level,
+        form=form,
+        profile=profile,
+        rules=rules,
+        drop_fragment=drop_fragment,
+        nfc=nfc,
+        base=base,
+        strict=strict,
+        absolute=absolute,
+        surt_scheme=surt_scheme,
+    )
+    return n.normalize(url)
+
+
+_RUNGS = ("string", "syntax", "scheme")
+
+
+def equivalent(a: str, b: str, **options: Any) -> str:
+    """The lowest rung of the comparison ladder at which ``a`` and ``b`` have the same key
+    (``"string"``, ``"syntax"``, ``"scheme"``, or ``"protocol"`` when a ``profile`` or
+    ``rules`` is given), or ``"different"``.
+
+    The other options (``form``, ``drop_fragment``, ``base``...) apply at every rung;
+    ``level`` caps the ladder at that rung. A record that is invalid raises ``ValueError``.
+    """
+    if not isinstance(a, str) or not isinstance(b, str):
+        raise TypeError("equivalent compares two str")
+    unknown = set(options) - _OPTION_NAMES
+    if unknown:
+        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
+    cap = options.pop("level", None)
+    has_rules = options.get("profile") is not None or options.get("rules") is not None
+    rungs = list(_RUNGS) + (["protocol"] if has_rules else [])
+    if cap is not None:
+        if cap not in rungs:
+            # The normalizer says what is wrong with the level, as the command line does.
+            Normalizer(level=cap, **options)
+            raise ValueError(f"level {cap!r} is not a rung of this ladder")
+        rungs = rungs[: rungs.index(cap) + 1]
+    below = {k: v for k, v in options.items() if k not in ("profile", "rules")}
+    for rung in rungs:
+        n = _normalizer_for(**(options if rung == "protocol" else below), level=rung)
+        keys = []
+        for name, url in (("a", a), ("b", b)):
+            key = n.normalize(url)
+            if key is None:
+                e = n.explain(url)["error"]
+                where = f"column {e['column']}: " if e["column"] else ""
+                raise ValueError(f"{name}: {e['kind']}: {where}{e['message']}")
+            keys.append(key)
+        if keys[0] == keys[1]:
+            return rung
+    return "different"

@@ -1,0 +1,583 @@
+//! The native part of the `irinorm` Python package: a configured normalizer whose unit of
+//! work is an Arrow array of strings. The Python modules around it (`irinorm/__init__.py`,
+//! `irinorm/spark.py`) handle option defaults, rules files, pickling and the engines.
+//!
+//! Every key goes through the library's record entry point, the one the command line uses,
+//! so a string gives here the bytes `irinorm normalize` writes for the same line.
+
+mod compat;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use arrow_array::builder::{
+    GenericStringBuilder, Int64Builder, ListBuilder, StringBuilder, StringViewBuilder,
+};
+use arrow_array::{
+    Array, ArrayRef, GenericStringArray, OffsetSizeTrait, StringViewArray, StructArray,
+};
+use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields};
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use pyo3_arrow::input::AnyArray;
+use pyo3_arrow::{PyArray, PyChunkedArray};
+use rayon::prelude::*;
+
+use compat::{FromSettings, Notes, Prepared as Core, RulesText, Settings, KEY_VERSION};
+
+/// Below this many rows a batch is never split over threads: the split would cost more
+/// than it saves.
+const MIN_ROWS_PER_PART: usize = 2048;
+
+/// A normalizer configured once; its methods never raise for a bad record.
+#[pyclass(name = "_Normalizer", module = "irinorm._irinorm", frozen)]
+struct PyNormalizer {
+    core: Arc<Core>,
+}
+
+/// Why a batch could not be turned into keys (never a bad record: those are nulls).
+enum BatchError {
+    /// The keys of one array do not fit its 32-bit offsets.
+    Overflow,
+    /// Anything Arrow itself reports.
+    Arrow(ArrowError),
+}
+
+impl From<ArrowError> for BatchError {
+    fn from(e: ArrowError) -> Self {
+        BatchError::Arrow(e)
+    }
+}
+
+impl From<BatchError> for PyErr {
+    fn from(e: BatchError) -> PyErr {
+        match e {
+            BatchError::Overflow => PyOverflowError::new_err(
+                "the keys of this array exceed the 2 GiB a string array can hold; \
+                 pass a large_string array or smaller chunks",
+            ),
+            BatchError::Arrow(e) => PyValueError::new_err(e.to_string()),
+        }
+    }
+}
+
+#[pymethods]
+impl PyNormalizer {
+    #[new]
+    #[pyo3(signature = (*, level=None, form=None, profile=None, rules_origin=None,
+                        rules_text=None, drop_fragment=false, nfc=false, base=None,
+                        strict=false, absolute=false, surt_scheme=false))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        level: Option<String>,
+        form: Option<String>,
+        profile: Option<String>,
+        rules_origin: Option<String>,
+        rules_text: Option<String>,
+        drop_fragment: bool,
+        nfc: bool,
+        base: Option<String>,
+        strict: bool,
+        absolute: bool,
+        surt_scheme: bool,
+    ) -> PyResult<Self> {
+        let mut s = Settings::default();
+        s.level = level;
+        s.form = form;
+        s.profile = profile;
+        s.rules = rules_text.map(|text| RulesText {
+            origin: rules_origin.unwrap_or_else(|| "rules".to_owned()),
+            text,
+        });
+        s.drop_fragment = drop_fragment;
+        s.nfc = nfc;
+        s.base = base;
+        s.strict = strict;
+        s.absolute = absolute;
+        s.surt_scheme = surt_scheme;
+        let core = Core::from_settings(&s).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(PyNormalizer {
+            core: Arc::new(core),
+        })
+    }
+
+    /// The key of one record, or None when it is invalid (or None).
+    fn normalize(&self, url: Option<&Bound<'_, PyString>>) -> PyResult<Option<String>> {
+        let Some(url) = url else { return Ok(None) };
+        let text = url.to_cow()?;
+        let mut out = String::with_capacity(text.len() + 8);
+        let mut notes = Notes::default();
+        Ok(self
+            .core
+            .normalize_record_into(&text, &mut out, &mut notes)
+            .ok()
+            .map(|()| out))
+    }
+
+    /// The keys of an iterable of records: None for an invalid record and for anything that
+    /// is not a str.
+    fn normalize_many<'py>(
+        &self,
+        py: Python<'py>,
+        items: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(py);
+        let mut out = String::new();
+        let mut notes = Notes::default();
+        for item in items.try_iter()? {
+            let item = item?;
+            let key = match item.cast::<PyString>() {
+                Ok(s) => {
+                    out.clear();
+                    notes.clear();
+                    let text = s.to_cow()?;
+                    match self.core.normalize_record_into(&text, &mut out, &mut notes) {
+                        Ok(()) => Some(PyString::new(py, &out)),
+                        Err(_) => None,
+                    }
+                }
+                Err(_) => None,
+            };
+            list.append(key)?;
+        }
+        Ok(list)
+    }
+
+    /// Keys of an Arrow string array (or stream of arrays), as a pyarrow Array (or
+    /// ChunkedArray); null where the record is null or invalid.
+    #[pyo3(signature = (array, threads=1))]
+    fn normalize_arrow<'py>(
+        &self,
+        py: Python<'py>,
+        array: AnyArray,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.clone();
+        let threads = resolve_threads(threads);
+        match array {
+            AnyArray::Array(a) => {
+                let (input, field) = a.into_inner();
+                check_string_type(input.data_type())?;
+                let out = py.detach(|| keys_of(&core, &input, threads))?;
+                let field = output_field(&field, out.data_type());
+                to_pyarrow_array(py, out, field)
+            }
+            AnyArray::Stream(s) => {
+                let reader = s.into_reader()?;
+                let field = reader.field();
+                check_string_type(field.data_type())?;
+                let chunks = reader
+                    .collect::<Result<Vec<ArrayRef>, ArrowError>>()
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let out = py.detach(|| {
+                    chunks
+                        .iter()
+                        .map(|c| keys_of(&core, c, threads))
+                        .collect::<Result<Vec<_>, BatchError>>()
+                })?;
+                let field = output_field(&field, &keys_type(field.data_type()));
+                PyChunkedArray::try_new(out, field)?.into_pyarrow(py)
+            }
+        }
+    }
+
+    /// Per record: the key, the error (kind, column, message) and the warnings, as a struct
+    /// array (a ChunkedArray for a stream).
+    fn check_arrow<'py>(&self, py: Python<'py>, array: AnyArray) -> PyResult<Bound<'py, PyAny>> {
+        let core = self.core.clone();
+        match array {
+            AnyArray::Array(a) => {
+                let (input, field) = a.into_inner();
+                check_string_type(input.data_type())?;
+                let out = py.detach(|| check_of(&core, &input));
+                let field = output_field(&field, out.data_type());
+                to_pyarrow_array(py, out, field)
+            }
+            AnyArray::Stream(s) => {
+                let reader = s.into_reader()?;
+                let field = reader.field();
+                check_string_type(field.data_type())?;
+                let chunks = reader
+                    .collect::<Result<Vec<ArrayRef>, ArrowError>>()
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                let out: Vec<ArrayRef> =
+                    py.detach(|| chunks.iter().map(|c| check_of(&core, c)).collect());
+                let field = output_field(&field, &check_type(field.data_type()));
+                PyChunkedArray::try_new(out, field)?.into_pyarrow(py)
+            }
+        }
+    }
+
+    /// The key of one record with the steps that made it, its error and its warnings.
+    fn explain<'py>(&self, py: Python<'py>, url: &str) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("input", url)?;
+        let record = self.core.record(url);
+        let warnings = PyList::empty(py);
+        for w in &record.warnings {
+            let wd = PyDict::new(py);
+            wd.set_item("kind", w.kind.name())?;
+            wd.set_item("column", w.column)?;
+            wd.set_item("message", w.message)?;
+            warnings.append(wd)?;
+        }
+        let steps = PyList::empty(py);
+        match self.core.explain(url) {
+            Ok(e) => {
+                d.set_item("key", e.key)?;
+                d.set_item("error", py.None())?;
+                for s in e.steps {
+                    let sd = PyDict::new(py);
+                    sd.set_item("component", s.component)?;
+                    sd.set_item("rule", s.rule)?;
+                    sd.set_item("before", s.before)?;
+                    sd.set_item("after", s.after)?;
+                    steps.append(sd)?;
+                }
+            }
+            Err(e) => {
+                d.set_item("key", py.None())?;
+                let ed = PyDict::new(py);
+                ed.set_item("kind", e.kind.name())?;
+                ed.set_item("column", e.column)?;
+                ed.set_item("message", e.message)?;
+                d.set_item("error", ed)?;
+            }
+        }
+        d.set_item("steps", steps)?;
+        d.set_item("warnings", warnings)?;
+        Ok(d)
+    }
+}
+
+/// A pyarrow Array of `array` (handed over through the Arrow C data interface).
+fn to_pyarrow_array(py: Python<'_>, array: ArrayRef, field: FieldRef) -> PyResult<Bound<'_, PyAny>> {
+    let exported = PyArray::new(array, field).into_pyobject(py)?;
+    py.import("pyarrow")?.getattr("array")?.call1((exported,))
+}
+
+/// `threads` as given, 0 meaning every core.
+fn resolve_threads(threads: usize) -> usize {
+    if threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        threads
+    }
+}
+
+fn check_string_type(dt: &DataType) -> PyResult<()> {
+    match dt {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null => Ok(()),
+        other => Err(PyTypeError::new_err(format!(
+            "expected an Arrow array of strings (string, large_string or string_view), got {other}"
+        ))),
+    }
+}
+
+/// The type of the keys of an input of type `dt`: the same string type (an all-null input
+/// stays an all-null array).
+fn keys_type(dt: &DataType) -> DataType {
+    dt.clone()
+}
+
+/// The struct type `check_arrow` returns for an input of type `dt`.
+fn check_type(dt: &DataType) -> DataType {
+    DataType::Struct(check_fields(dt))
+}
+
+fn check_fields(dt: &DataType) -> Fields {
+    let key = match dt {
+        DataType::LargeUtf8 => DataType::LargeUtf8,
+        DataType::Utf8View => DataType::Utf8View,
+        _ => DataType::Utf8,
+    };
+    Fields::from(vec![
+        Field::new("key", key, true),
+        Field::new("error_kind", DataType::Utf8, true),
+        Field::new("error_column", DataType::Int64, true),
+        Field::new("error_message", DataType::Utf8, true),
+        Field::new(
+            "warnings",
+            DataType::List(Arc::new(Field::new("item", DataType::Utf8, true))),
+            true,
+        ),
+    ])
+}
+
+/// The output field: the input's name, the output's type, nullable, no metadata.
+fn output_field(input: &FieldRef, dt: &DataType) -> FieldRef {
+    Arc::new(Field::new(input.name(), dt.clone(), true))
+}
+
+/// A rayon pool of `threads` workers, one per size, made on first use in this process (a
+/// forked child makes its own: the parent's workers are not there).
+fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
+    static POOLS: OnceLock<Mutex<HashMap<usize, (u32, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
+    let pid = std::process::id();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((p, pool)) = pools.get(&threads) {
+        if *p == pid {
+            return pool.clone();
+        }
+    }
+    let pool = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("irinorm-{i}"))
+            .build()
+            .expect("starting the irinorm worker threads"),
+    );
+    pools.insert(threads, (pid, pool.clone()));
+    pool
+}
+
+/// Runs `f` over contiguous row ranges of `0..rows`: one range on one thread, else about two
+/// per thread on a pool; the results come back in row order.
+fn in_parts<T: Send>(
+    rows: usize,
+    threads: usize,
+    f: impl Fn(usize, usize) -> T + Sync,
+) -> Vec<T> {
+    let parts = (threads * 2).min(rows / MIN_ROWS_PER_PART);
+    if threads <= 1 || parts <= 1 {
+        return vec![f(0, rows)];
+    }
+    pool(threads).install(|| {
+        (0..parts)
+            .into_par_iter()
+            .map(|j| f(j * rows / parts, (j + 1) * rows / parts))
+            .collect()
+    })
+}
+
+/// The keys of one array (any string type; a null-typed array is its own result).
+fn keys_of(core: &Core, input: &ArrayRef, threads: usize) -> Result<ArrayRef, BatchError> {
+    match input.data_type() {
+        DataType::Utf8 => keys_offsets::<i32>(core, input.as_any().downcast_ref().unwrap(), threads),
+        DataType::LargeUtf8 => {
+            keys_offsets::<i64>(core, input.as_any().downcast_ref().unwrap(), threads)
+        }
+        DataType::Utf8View => keys_view(core, input.as_any().downcast_ref().unwrap(), threads),
+        _ => Ok(input.clone()),
+    }
+}
+
+/// Keys of rows `start..end` of a string array, with offsets from 0.
+struct Part<O> {
+    values: String,
+    offsets: Vec<O>,
+    valid: BooleanBufferBuilder,
+    nulls: usize,
+}
+
+fn keys_range<O: OffsetSizeTrait>(
+    core: &Core,
+    input: &GenericStringArray<O>,
+    start: usize,
+    end: usize,
+) -> Result<Part<O>, BatchError> {
+    let rows = end - start;
+    let offsets_in = input.value_offsets();
+    let bytes_in = (offsets_in[end] - offsets_in[start]).as_usize();
+    let mut values = String::with_capacity(bytes_in + bytes_in / 8 + 64);
+    let mut offsets = Vec::with_capacity(rows + 1);
+    offsets.push(O::usize_as(0));
+    let mut valid = BooleanBufferBuilder::new(rows);
+    let mut nulls = 0;
+    let mut notes = Notes::default();
+    let in_nulls = input.nulls();
+    for i in start..end {
+        let ok = if in_nulls.is_some_and(|n| n.is_null(i)) {
+            false
+        } else {
+            let ok = core
+                .normalize_record_into(input.value(i), &mut values, &mut notes)
+                .is_ok();
+            notes.clear();
+            ok
+        };
+        nulls += usize::from(!ok);
+        valid.append(ok);
+        offsets.push(O::from_usize(values.len()).ok_or(BatchError::Overflow)?);
+    }
+    Ok(Part {
+        values,
+        offsets,
+        valid,
+        nulls,
+    })
+}
+
+fn keys_offsets<O: OffsetSizeTrait>(
+    core: &Core,
+    input: &GenericStringArray<O>,
+    threads: usize,
+) -> Result<ArrayRef, BatchError> {
+    let parts = in_parts(input.len(), threads, |s, e| keys_range(core, input, s, e))
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut parts = parts.into_iter();
+    let mut all = parts.next().expect("at least one part");
+    for p in parts {
+        let base = all.values.len();
+        all.values.push_str(&p.values);
+        for &o in &p.offsets[1..] {
+            let shifted = O::from_usize(base + o.as_usize()).ok_or(BatchError::Overflow)?;
+            all.offsets.push(shifted);
+        }
+        all.valid.append_buffer(&p.valid.finish_cloned());
+        all.nulls += p.nulls;
+    }
+    let nulls = (all.nulls > 0).then(|| NullBuffer::new(all.valid.finish()));
+    // SAFETY: the offsets start at 0, never decrease and end at the length of `values`; each
+    // slice between two of them is a whole key, pushed as a `&str`, so valid UTF-8.
+    let array = unsafe {
+        GenericStringArray::<O>::new_unchecked(
+            OffsetBuffer::new_unchecked(ScalarBuffer::from(all.offsets)),
+            Buffer::from_vec(all.values.into_bytes()),
+            nulls,
+        )
+    };
+    Ok(Arc::new(array))
+}
+
+fn keys_view(
+    core: &Core,
+    input: &StringViewArray,
+    threads: usize,
+) -> Result<ArrayRef, BatchError> {
+    let parts = in_parts(input.len(), threads, |start, end| {
+        let mut b = StringViewBuilder::with_capacity(end - start);
+        let mut key = String::new();
+        let mut notes = Notes::default();
+        for i in start..end {
+            if input.is_null(i) {
+                b.append_null();
+                continue;
+            }
+            key.clear();
+            notes.clear();
+            match core.normalize_record_into(input.value(i), &mut key, &mut notes) {
+                Ok(()) => b.append_value(&key),
+                Err(_) => b.append_null(),
+            }
+        }
+        Arc::new(b.finish()) as ArrayRef
+    });
+    if parts.len() == 1 {
+        return Ok(parts.into_iter().next().unwrap());
+    }
+    let refs: Vec<&dyn Array> = parts.iter().map(|a| a.as_ref()).collect();
+    Ok(arrow_select::concat::concat(&refs)?)
+}
+
+/// The builder of the `key` column of `check_arrow`, in the input's string type.
+enum KeyBuilder {
+    Utf8(GenericStringBuilder<i32>),
+    Large(GenericStringBuilder<i64>),
+    View(StringViewBuilder),
+}
+
+impl KeyBuilder {
+    fn append(&mut self, key: Option<&str>) {
+        match self {
+            KeyBuilder::Utf8(b) => b.append_option(key),
+            KeyBuilder::Large(b) => b.append_option(key),
+            KeyBuilder::View(b) => b.append_option(key),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            KeyBuilder::Utf8(b) => Arc::new(b.finish()),
+            KeyBuilder::Large(b) => Arc::new(b.finish()),
+            KeyBuilder::View(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// The record-by-record report of one array.
+fn check_of(core: &Core, input: &ArrayRef) -> ArrayRef {
+    let rows = input.len();
+    let dt = input.data_type();
+    let mut keys = match dt {
+        DataType::LargeUtf8 => KeyBuilder::Large(GenericStringBuilder::new()),
+        DataType::Utf8View => KeyBuilder::View(StringViewBuilder::new()),
+        _ => KeyBuilder::Utf8(GenericStringBuilder::new()),
+    };
+    let mut kinds = StringBuilder::new();
+    let mut columns = Int64Builder::with_capacity(rows);
+    let mut messages = StringBuilder::new();
+    let mut warnings = ListBuilder::new(StringBuilder::new());
+    let mut key = String::new();
+    let mut notes = Notes::default();
+    for i in 0..rows {
+        let raw: Option<&str> = match dt {
+            DataType::Utf8 => text_at::<i32>(input, i),
+            DataType::LargeUtf8 => text_at::<i64>(input, i),
+            DataType::Utf8View => {
+                let a = input.as_any().downcast_ref::<StringViewArray>().unwrap();
+                (!a.is_null(i)).then(|| a.value(i))
+            }
+            _ => None,
+        };
+        let Some(raw) = raw else {
+            keys.append(None);
+            kinds.append_null();
+            columns.append_null();
+            messages.append_null();
+            warnings.append_null();
+            continue;
+        };
+        key.clear();
+        notes.clear();
+        match core.normalize_record_into(raw, &mut key, &mut notes) {
+            Ok(()) => {
+                keys.append(Some(&key));
+                kinds.append_null();
+                columns.append_null();
+                messages.append_null();
+            }
+            Err(e) => {
+                keys.append(None);
+                kinds.append_value(e.kind.name());
+                columns.append_value(e.column as i64);
+                messages.append_value(e.message);
+            }
+        }
+        for w in &notes.warnings {
+            warnings.values().append_value(w.kind.name());
+        }
+        warnings.append(true);
+    }
+    let fields = check_fields(dt);
+    let columns: Vec<ArrayRef> = vec![
+        keys.finish(),
+        Arc::new(kinds.finish()),
+        Arc::new(columns.finish()),
+        Arc::new(messages.finish()),
+        Arc::new(warnings.finish()),
+    ];
+    Arc::new(StructArray::new(fields, columns, None))
+}
+
+fn text_at<O: OffsetSizeTrait>(input: &ArrayRef, i: usize) -> Option<&str> {
+    let a = input
+        .as_any()
+        .downcast_ref::<GenericStringArray<O>>()
+        .unwrap();
+    (!a.is_null(i)).then(|| a.value(i))
+}
+
+/// The native module; the public API is `irinorm` (Python) over it.
+#[pymodule]
+fn _irinorm(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyNormalizer>()?;
+    m.add("KEY_VERSION", KEY_VERSION)?;
+    Ok(())
+}
