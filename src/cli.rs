@@ -3,9 +3,8 @@
 //! one call to [`main`].
 
 use std::io::{self, IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -13,10 +12,10 @@ use crate::convert;
 use crate::engine::{Engine, EngineOptions, OnError, Operation, OutputMode, RunError};
 use crate::error::Error;
 use crate::input::Input;
-use crate::normalize::{Form, Level, Normalizer, Options};
+use crate::normalize::{Level, Normalizer, Options};
 use crate::parse::{self, Grammar, IriRef};
-use crate::protocol::Rules;
 use crate::resolve;
+use crate::settings::{RulesText, Settings};
 
 /// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
 #[derive(Parser, Debug)]
@@ -56,6 +55,29 @@ enum FormArg {
     Uri,
     Iri,
     Surt,
+}
+
+impl LevelArg {
+    /// The library's name of the level.
+    fn name(self) -> &'static str {
+        match self {
+            LevelArg::String => "string",
+            LevelArg::Syntax => "syntax",
+            LevelArg::Scheme => "scheme",
+            LevelArg::Protocol => "protocol",
+        }
+    }
+}
+
+impl FormArg {
+    /// The library's name of the form.
+    fn name(self) -> &'static str {
+        match self {
+            FormArg::Uri => "uri",
+            FormArg::Iri => "iri",
+            FormArg::Surt => "surt",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -207,47 +229,13 @@ pub fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
         Command::Normalize(a) => {
-            let rules = load_rules(a.rules.as_deref(), a.profile.as_deref())?;
-            let level = match (a.level, rules.is_some()) {
-                (None, false) => Level::Scheme,
-                (None, true) | (Some(LevelArg::Protocol), true) => Level::Protocol,
-                (Some(LevelArg::Protocol), false) => {
-                    return Err("--level protocol needs --rules FILE or --profile NAME".into())
-                }
-                (Some(_), true) => {
-                    return Err("--rules and --profile apply only at --level protocol".into())
-                }
-                (Some(LevelArg::String), false) => Level::String,
-                (Some(LevelArg::Syntax), false) => Level::Syntax,
-                (Some(LevelArg::Scheme), false) => Level::Scheme,
-            };
-            let options = Options {
-                level,
-                form: match a.form {
-                    FormArg::Uri => Form::Uri,
-                    FormArg::Iri => Form::Iri,
-                    FormArg::Surt => Form::Surt,
-                },
-                drop_fragment: a.drop_fragment,
-                nfc: a.nfc,
-                absolute: a.absolute,
-                base: a.base,
-                rules: rules.map(Arc::new),
-                surt_scheme: a.surt_scheme,
-            };
-            let normalizer = Normalizer::new(options).map_err(|e| format!("--base: {e}"))?;
+            let normalizer =
+                Normalizer::from_settings(&key_settings(&a)?).map_err(|e| e.to_string())?;
             if a.explain {
                 return explain(&normalizer, &a.shared);
             }
             // The normalizer is an engine operation with a fast path (SPEC §8).
-            let code = run_lines(&normalizer, &a.shared, false)?;
-            if a.shared.stats && normalizer.idna_warnings() > 0 {
-                eprintln!(
-                    "irinorm: {} hosts failed IDNA processing and kept their syntax form",
-                    normalizer.idna_warnings()
-                );
-            }
-            Ok(code)
+            run_lines(&normalizer, &a.shared, false)
         }
         Command::ToUri(a) => {
             let ascii = a.ascii_host;
@@ -301,24 +289,27 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     }
 }
 
-/// Loads protocol rules from a file or a built-in profile (at most one is given).
-fn load_rules(file: Option<&Path>, profile: Option<&str>) -> Result<Option<Rules>, String> {
-    if let Some(path) = file {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        return Rules::from_toml(&text)
-            .map(Some)
-            .map_err(|e| format!("{}:{}:{}: {}", path.display(), e.line, e.column, e.message));
-    }
-    if let Some(name) = profile {
-        return Rules::profile(name).map(Some).ok_or_else(|| {
-            let names: Vec<_> = Rules::profile_names().collect();
-            format!(
-                "unknown profile {name:?}; built-in profiles: {}",
-                names.join(", ")
-            )
-        });
-    }
-    Ok(None)
+/// The key options of `normalize` as library [`Settings`] (a rules file is read here).
+fn key_settings(a: &NormalizeArgs) -> Result<Settings, String> {
+    let rules = match &a.rules {
+        None => None,
+        Some(path) => Some(RulesText {
+            origin: path.display().to_string(),
+            text: std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        }),
+    };
+    Ok(Settings {
+        level: a.level.map(|l| l.name().to_owned()),
+        form: Some(a.form.name().to_owned()),
+        profile: a.profile.clone(),
+        rules,
+        drop_fragment: a.drop_fragment,
+        nfc: a.nfc,
+        base: a.base.clone(),
+        strict: a.shared.strict,
+        absolute: a.absolute,
+        surt_scheme: a.surt_scheme,
+    })
 }
 
 /// The lowest rung at which `a` and `b` have the same key.
@@ -419,6 +410,15 @@ fn run_lines(op: &dyn Operation, shared: &SharedArgs, is_check: bool) -> Result<
     }
 }
 
+/// Whether the normalizer repairs records.
+fn normalizer_repair(n: &Normalizer) -> crate::repair::Repair {
+    if n.options().strict {
+        crate::repair::Repair::Strict
+    } else {
+        crate::repair::Repair::Lenient
+    }
+}
+
 /// `normalize --explain`: each record with the steps that changed it, one block each.
 fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, String> {
     let inputs = open_inputs(&shared.files)?;
@@ -445,8 +445,16 @@ fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, Str
                 line.pop();
             }
             let shown = String::from_utf8_lossy(&line).into_owned();
-            let r = crate::repair::prepare(&line, shared.strict, &mut scratch, &mut repairs)
-                .and_then(|rec| normalizer.explain(rec));
+            let r = match std::str::from_utf8(&line) {
+                Ok(text) => normalizer.explain(text),
+                Err(_) => crate::repair::prepare(
+                    &line,
+                    normalizer_repair(normalizer),
+                    &mut scratch,
+                    &mut repairs,
+                )
+                .and_then(|rec| normalizer.explain(rec)),
+            };
             let w = (|| -> io::Result<()> {
                 writeln!(out, "{shown}")?;
                 match r {

@@ -70,26 +70,61 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::error::{Error, ErrorKind};
 use crate::input::{self, Input};
+use crate::normalize::Notes;
 use crate::output::{write_diagnostic, write_record};
-use crate::repair;
+use crate::repair::{self, Repair};
 
 pub use crate::output::{OutputMode, Stats};
 
 /// What the engine runs on every record: one of the library's operations (normalize, check,
 /// to-uri, to-iri, resolve), already configured.
 ///
-/// `record` has been through [`crate::repair::prepare`]: it holds no line terminator, is
-/// valid UTF-8, and was trimmed and repaired unless the run is strict. On success the
-/// operation appends the record's result (its key) to `out` and must not write a newline.
-/// On failure it may leave partial output in `out`; the engine discards it.
-///
-/// The engine calls [`Operation::apply`] only for a record that
-/// [`Operation::pass_through`] did not take: it asks `pass_through` about the raw line, and
-/// again about the record when the repairs changed it or the line was not asked about (its
-/// chunk was not valid UTF-8). So `apply` need not try its own fast path first.
+/// The engine hands each record that [`Operation::pass_through`] did not take to
+/// [`Operation::apply_raw`], which prepares it (trims and repairs it, unless the run is
+/// strict: [`crate::repair::prepare`]) and applies [`Operation::apply`] to the result. The
+/// normalizer replaces `apply_raw` with its own record entry point
+/// ([`Normalizer::normalize_record_into`](crate::normalize::Normalizer::normalize_record_into)),
+/// so that the command line and the library give the same key for the same line.
 pub trait Operation: Sync {
-    /// Appends the result for one record to `out`.
+    /// Appends the result for one prepared record to `out`.
+    ///
+    /// `record` holds no line terminator, is valid UTF-8, and was trimmed and repaired
+    /// unless the run is strict. On success the operation appends the record's result (its
+    /// key) to `out` and must not write a newline. On failure it may leave partial output in
+    /// `out`; the engine discards it.
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error>;
+
+    /// Handles one raw record (no line terminator): `text` is the record as text when its
+    /// chunk is known to be valid UTF-8, and the engine has then asked
+    /// [`Operation::pass_through`] about it already. Repairs go to `notes`, and so do
+    /// warnings; an error's column points into `raw`.
+    ///
+    /// The default prepares the record under `repair`, asks `pass_through` about a record
+    /// the repairs changed (or one it has not seen), and otherwise calls
+    /// [`Operation::apply`].
+    fn apply_raw(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        let mut scratch = String::new();
+        let record = repair::prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
+        let seen = text.is_some_and(|t| t.as_ptr() == record.as_ptr() && t == record);
+        if !seen && self.pass_through(record) == Some(record.len()) {
+            out.push_str(record);
+            return Ok(());
+        }
+        self.apply(record, out).map_err(|mut error| {
+            if repair == Repair::Lenient {
+                // The operation saw the repaired record; point into the raw one.
+                error.column = repair::original_column(raw, error.column);
+            }
+            error
+        })
+    }
 
     /// Whether the raw record at the start of `rest` passes through: is valid, needs no
     /// repair, and is its own result. `rest` is valid UTF-8; the record is its text up to the
@@ -208,6 +243,17 @@ pub struct EngineOptions {
     pub max_diagnostics: usize,
     /// Show a progress bar on standard error when the total input size is known.
     pub progress: bool,
+}
+
+impl EngineOptions {
+    /// Whether records are repaired before the operation runs (from `strict`).
+    pub fn repair(&self) -> Repair {
+        if self.strict {
+            Repair::Strict
+        } else {
+            Repair::Lenient
+        }
+    }
 }
 
 impl Default for EngineOptions {
@@ -641,35 +687,18 @@ impl<'a> Engine<'a> {
         out: &mut Vec<u8>,
         report: &mut Report,
     ) -> bool {
-        let strict = self.options.strict;
         let result = if raw.len() > self.options.max_line_bytes {
             Err(Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE))
         } else {
-            let repairs = &mut report.stats.repairs;
-            let prepared = match text {
-                Some(text) => repair::prepare_str(text, strict, &mut scratch.repaired, repairs),
-                None => repair::prepare(raw, strict, &mut scratch.repaired, repairs),
-            };
-            prepared.and_then(|record| {
-                scratch.key.clear();
-                // The operation saw the raw line already when its chunk was valid UTF-8 (and
-                // did not take it); a record the repairs changed, or one it has not seen, it
-                // may take now.
-                let seen = text.is_some_and(|t| t.as_ptr() == record.as_ptr() && t == record);
-                if !seen && self.op.pass_through(record) == Some(record.len()) {
-                    scratch.key.push_str(record);
-                    return Ok(());
-                }
-                self.op
-                    .apply(record, &mut scratch.key)
-                    .map_err(|mut error| {
-                        if !strict {
-                            // The operation saw the repaired record; point into the raw one.
-                            error.column = repair::original_column(raw, error.column);
-                        }
-                        error
-                    })
-            })
+            scratch.key.clear();
+            let notes = &mut scratch.notes;
+            let r = self
+                .op
+                .apply_raw(raw, text, self.options.repair(), &mut scratch.key, notes);
+            report.stats.repairs.merge(&notes.repairs);
+            report.stats.warnings += notes.warnings.len() as u64;
+            notes.clear();
+            r
         };
         self.finish_record(line, raw, result, scratch, out, report)
     }
@@ -859,8 +888,8 @@ struct Source<'a> {
 /// Buffers each worker reuses from record to record.
 #[derive(Default)]
 struct Scratch {
-    /// The repaired record, when it needed repairs.
-    repaired: String,
+    /// The repairs and warnings of the record at hand.
+    notes: Notes,
     /// The operation's output for the current record.
     key: String,
     /// The fingerprints of the keys of the current chunk so far (when keys are tracked).

@@ -112,15 +112,6 @@ impl Error {
         let prefix = text.get(..byte_offset).unwrap_or(text);
         Error::new(kind, prefix.chars().count() + 1, message)
     }
-
-    /// The same error with its column shifted right by `chars` (used when a record was
-    /// trimmed on the left before it was parsed).
-    pub fn shifted(mut self, chars: usize) -> Self {
-        if self.column > 0 {
-            self.column += chars;
-        }
-        self
-    }
 }
 
 impl fmt::Display for Error {
@@ -134,6 +125,67 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The class of a warning: something worth knowing about a record that is still valid and
+/// still has a key. Warnings never turn a record into an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum WarningKind {
+    /// A host that IDNA processing rejects kept its syntax-level form in the key (SPEC §4).
+    Idna,
+}
+
+impl WarningKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [WarningKind; 1] = [WarningKind::Idna];
+
+    /// The stable name of the kind, as printed in diagnostics and JSON output.
+    pub fn name(self) -> &'static str {
+        match self {
+            WarningKind::Idna => "idna",
+        }
+    }
+}
+
+impl fmt::Display for WarningKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A warning about a valid record: kind, 1-based column (as for [`Error`]) and a short
+/// message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Warning {
+    /// What is worth knowing.
+    pub kind: WarningKind,
+    /// Where: the 1-based column of the record as read (`0` for the record as a whole).
+    pub column: usize,
+    /// A short human-readable explanation.
+    pub message: &'static str,
+}
+
+impl Warning {
+    /// Builds a warning.
+    pub fn new(kind: WarningKind, column: usize, message: &'static str) -> Self {
+        Warning {
+            kind,
+            column,
+            message,
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.column > 0 {
+            write!(f, "{}: column {}: {}", self.kind, self.column, self.message)
+        } else {
+            write!(f, "{}: {}", self.kind, self.message)
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

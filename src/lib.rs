@@ -34,11 +34,22 @@ pub mod protocol;
 pub mod repair;
 pub mod resolve;
 pub mod scheme;
+pub mod settings;
 pub mod surt;
 
 pub use convert::{to_iri, to_uri};
 pub use error::{Error, ErrorKind};
-pub use normalize::{equivalent, Form, Level, Normalizer, Options};
+pub use error::{Warning, WarningKind};
+pub use normalize::{
+    equivalent, Explanation, Form, Level, Normalizer, Notes, Options, Record, Step,
+};
+pub use protocol::Rules;
+pub use repair::{Repair, RepairKind, Repairs};
+pub use settings::{RulesText, Settings, SettingsError};
+
+/// The version of the keys: it changes whenever any key, at any level, form or profile,
+/// changes (see the CHANGELOG). Keys of different versions must not be compared.
+pub const KEY_VERSION: u32 = 1;
 pub use parse::{check, Grammar, HostKind, IriRef};
 pub use resolve::resolve;
 

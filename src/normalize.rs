@@ -20,19 +20,19 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
 use crate::engine::Operation;
-use crate::error::{Error, ErrorKind};
+use crate::error::{Error, ErrorKind, Warning, WarningKind};
 use crate::fast::FastPath;
 use crate::host::{self, HostForm};
 use crate::parse::{HostKind, IriRef};
 use crate::path;
 use crate::percent::{self, Recode};
 use crate::protocol::Rules;
+use crate::repair::{self, Repair, Repairs};
 use crate::resolve;
 use crate::scheme::{self, SchemeRule, Special};
 use crate::surt;
@@ -77,6 +77,17 @@ pub enum Form {
     Surt,
 }
 
+impl Form {
+    /// The command-line name of the form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Uri => "uri",
+            Form::Iri => "iri",
+            Form::Surt => "surt",
+        }
+    }
+}
+
 /// What a [`Normalizer`] does.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Options {
@@ -98,6 +109,8 @@ pub struct Options {
     pub rules: Option<Arc<Rules>>,
     /// With [`Form::Surt`], write the scheme too (`http://(com,example,)/`).
     pub surt_scheme: bool,
+    /// No trimming and no lenient repairs: each record must be the exact IRI (`--strict`).
+    pub strict: bool,
 }
 
 /// One change that a rule made to a record, as reported by [`Normalizer::explain`].
@@ -120,6 +133,8 @@ pub struct Explanation {
     pub key: String,
     /// The steps that changed something, in the order they ran.
     pub steps: Vec<Step>,
+    /// The warnings about the record.
+    pub warnings: Vec<Warning>,
 }
 
 /// Buffers reused by every record a thread normalizes, so the hot path allocates nothing
@@ -138,36 +153,26 @@ struct Scratch {
     after: String,
     /// The names of the protocol rules that fired.
     fired: Vec<&'static str>,
+    /// The record after the lenient repairs.
+    repaired: String,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// A configured normalizer: the ladder of RFC 3987 §5.3 up to one rung, writing one form.
-///
-/// ```
-/// use irinorm::normalize::{Normalizer, Options};
-/// let n = Normalizer::new(Options::default()).unwrap();
-/// assert_eq!(n.normalize("HTTP://Example.COM:80/a/./b/../%7Ec").unwrap(), "http://example.com/a/~c");
-/// // A key that is already normal is borrowed, not copied.
-/// assert!(matches!(n.normalize("http://example.com/").unwrap(), std::borrow::Cow::Borrowed(_)));
-/// ```
-#[derive(Debug)]
-pub struct Normalizer {
-    options: Options,
-    /// What the fast path may copy through (see [`crate::fast`]).
-    fast: FastPath,
-    idna_warnings: AtomicU64,
+/// What one run of the ladder reports besides the key: the steps, when explaining, and the
+/// warnings.
+struct Tracer<'t> {
+    steps: Option<&'t mut Vec<Step>>,
+    warnings: &'t mut Vec<Warning>,
 }
 
-impl Clone for Normalizer {
-    fn clone(&self) -> Self {
-        Normalizer {
-            options: self.options.clone(),
-            fast: self.fast,
-            idna_warnings: AtomicU64::new(0),
-        }
+impl Tracer<'_> {
+    /// Whether steps are recorded.
+    #[inline(always)]
+    fn is_some(&self) -> bool {
+        self.steps.is_some()
     }
 }
 
@@ -175,13 +180,13 @@ impl Clone for Normalizer {
 /// recording itself is out of line).
 #[inline(always)]
 fn note(
-    trace: &mut Option<&mut Vec<Step>>,
+    trace: &mut Tracer<'_>,
     component: &'static str,
     rule: &'static str,
     before: &str,
     after: &str,
 ) {
-    if let Some(steps) = trace.as_deref_mut() {
+    if let Some(steps) = trace.steps.as_deref_mut() {
         record_step(steps, component, rule, before, after);
     }
 }
@@ -206,6 +211,62 @@ fn record_step(
     }
 }
 
+/// A configured normalizer: the ladder of RFC 3987 §5.3 up to one rung, writing one form.
+///
+/// Every method takes a raw record, as a line of input holds it: unless
+/// [`Options::strict`] is set, it is trimmed and the lenient repairs are made first
+/// ([`crate::repair`]), exactly as the command line does, so the library, the command line
+/// and the Python package give the same key for the same line.
+///
+/// ```
+/// use irinorm::{Normalizer, Options};
+/// let n = Normalizer::new(Options::default()).unwrap();
+/// assert_eq!(n.normalize("HTTP://Example.COM:80/a/./b/../%7Ec").unwrap(), "http://example.com/a/~c");
+/// // A key that is already normal is borrowed, not copied.
+/// assert!(matches!(n.normalize("http://example.com/").unwrap(), std::borrow::Cow::Borrowed(_)));
+/// // Lenient repairs, as on the command line: a space is encoded.
+/// assert_eq!(n.normalize(" http://a/b c ").unwrap(), "http://a/b%20c");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Normalizer {
+    options: Options,
+    /// What the fast path may copy through (see [`crate::fast`]).
+    fast: FastPath,
+}
+
+/// What a record produced besides its key: the repairs made and the warnings (SPEC §2, §4).
+/// One value can serve many records: call [`Notes::clear`] between them, or let the counts
+/// add up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// The lenient repairs made, by kind.
+    pub repairs: Repairs,
+    /// The warnings, in the order they were found.
+    pub warnings: Vec<Warning>,
+}
+
+impl Notes {
+    /// Forgets the repairs and warnings noted so far.
+    pub fn clear(&mut self) {
+        self.repairs = Repairs::default();
+        self.warnings.clear();
+    }
+}
+
+/// Everything a normalizer says about one record ([`Normalizer::record`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Record {
+    /// The key, or `None` when the record is invalid.
+    pub key: Option<String>,
+    /// Why the record is invalid, when it is.
+    pub error: Option<Error>,
+    /// The lenient repairs made.
+    pub repairs: Repairs,
+    /// The warnings (a record with warnings is still valid).
+    pub warnings: Vec<Warning>,
+}
+
 impl Normalizer {
     /// Builds a normalizer. The base, if any, must be an absolute IRI.
     pub fn new(options: Options) -> Result<Normalizer, Error> {
@@ -222,7 +283,6 @@ impl Normalizer {
         Ok(Normalizer {
             fast: FastPath::new(&options),
             options,
-            idna_warnings: AtomicU64::new(0),
         })
     }
 
@@ -231,41 +291,153 @@ impl Normalizer {
         &self.options
     }
 
-    /// How many hosts failed IDNA processing and kept their syntax form (warnings, not
-    /// errors; SPEC §4).
-    pub fn idna_warnings(&self) -> u64 {
-        self.idna_warnings.load(Ordering::Relaxed)
-    }
-
-    /// Normalizes one record. Returns the input borrowed when it already is its own key.
-    ///
-    /// The record must be the exact IRI reference: no trimming or repair happens here (see
-    /// [`crate::repair::prepare`] for raw lines).
-    pub fn normalize<'a>(&self, input: &'a str) -> Result<Cow<'a, str>, Error> {
-        if self.fast.accepts(input) {
-            return Ok(Cow::Borrowed(input));
+    /// Normalizes one raw record. Returns the input borrowed when it already is its own key.
+    pub fn normalize<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, Error> {
+        if self.fast.accepts(raw) {
+            return Ok(Cow::Borrowed(raw));
         }
         let mut out = String::new();
-        self.normalize_into_slow(input, &mut out)?;
-        if out == input {
-            Ok(Cow::Borrowed(input))
+        self.normalize_record_into(raw, &mut out, &mut Notes::default())?;
+        if out == raw {
+            Ok(Cow::Borrowed(raw))
         } else {
             Ok(Cow::Owned(out))
         }
     }
 
-    /// Normalizes one record, appending the key to `out` (which is not cleared, so one
+    /// Normalizes one raw record, appending the key to `out` (which is not cleared, so one
     /// buffer can collect many keys). On error, `out` is left as it was.
+    pub fn normalize_into(&self, raw: &str, out: &mut String) -> Result<(), Error> {
+        self.normalize_record_into(raw, out, &mut Notes::default())
+    }
+
+    /// The record entry point that every other one goes through, the command line's and the
+    /// Python package's included: trims and repairs the raw record unless the options are
+    /// strict (adding the repairs to `notes`), then runs the ladder, appending the key to
+    /// `out` and the warnings to `notes`. On error `out` is left as it was, and the error's
+    /// column points into `raw`.
     ///
     /// A record that is already its own key is recognized in one pass and copied as it is
     /// (the fast path, SPEC §8); the others go through the whole ladder. Both give the same
     /// keys, errors and warnings.
-    pub fn normalize_into(&self, input: &str, out: &mut String) -> Result<(), Error> {
-        if self.fast.accepts(input) {
-            out.push_str(input);
+    pub fn normalize_record_into(
+        &self,
+        raw: &str,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        if self.fast.accepts(raw) {
+            out.push_str(raw);
             return Ok(());
         }
-        self.normalize_into_slow(input, out)
+        let repair = self.repair();
+        self.prepared(raw.as_bytes(), Some(raw), repair, out, notes, true)
+    }
+
+    /// Whether this normalizer repairs records ([`Options::strict`]).
+    fn repair(&self) -> Repair {
+        if self.options.strict {
+            Repair::Strict
+        } else {
+            Repair::Lenient
+        }
+    }
+
+    /// [`Normalizer::normalize_record_into`] for a record that may not be valid UTF-8 (its
+    /// stray octets are a repair, or an error when strict), under the engine's `repair`,
+    /// without asking the fast path about a raw record given as text: the engine has asked
+    /// it already.
+    pub(crate) fn normalize_raw_into(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        self.prepared(raw, text, repair, out, notes, text.is_none())
+    }
+
+    /// Repairs `raw` (unless strict), then normalizes it: through the fast path when the
+    /// repairs changed it or `ask_fast` says the raw record was not asked about yet.
+    fn prepared(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+        ask_fast: bool,
+    ) -> Result<(), Error> {
+        SCRATCH.with(|s| {
+            let mut fresh;
+            let mut borrowed;
+            let scratch: &mut Scratch = match s.try_borrow_mut() {
+                Ok(b) => {
+                    borrowed = b;
+                    &mut borrowed
+                }
+                // Re-entered on this thread (not done by the library itself): fresh buffers.
+                Err(_) => {
+                    fresh = Scratch::default();
+                    &mut fresh
+                }
+            };
+            let mut repaired = std::mem::take(&mut scratch.repaired);
+            let r = repair::prepare_text(raw, text, repair, &mut repaired, &mut notes.repairs)
+                .and_then(|record| {
+                    let same = text.is_some_and(|t| t.as_ptr() == record.as_ptr());
+                    if (ask_fast || !same) && self.fast.accepts(record) {
+                        out.push_str(record);
+                        return Ok(());
+                    }
+                    let mark = (out.len(), notes.warnings.len());
+                    let mut trace = Tracer {
+                        steps: None,
+                        warnings: &mut notes.warnings,
+                    };
+                    let r = self.run(record, out, scratch, &mut trace);
+                    if r.is_err() {
+                        out.truncate(mark.0);
+                        notes.warnings.truncate(mark.1);
+                    } else if repair == Repair::Lenient {
+                        for w in &mut notes.warnings[mark.1..] {
+                            w.column = repair::original_column(raw, w.column);
+                        }
+                    }
+                    r
+                });
+            scratch.repaired = repaired;
+            r.map_err(|mut error| {
+                if repair == Repair::Lenient {
+                    // The ladder saw the repaired record; point into the raw one.
+                    error.column = repair::original_column(raw, error.column);
+                }
+                error
+            })
+        })
+    }
+
+    /// Everything about one raw record: key or error, repairs and warnings.
+    pub fn record(&self, raw: &str) -> Record {
+        let mut key = String::new();
+        let mut notes = Notes::default();
+        let result = self.normalize_record_into(raw, &mut key, &mut notes);
+        let Notes { repairs, warnings } = notes;
+        match result {
+            Ok(()) => Record {
+                key: Some(key),
+                error: None,
+                repairs,
+                warnings,
+            },
+            Err(e) => Record {
+                key: None,
+                error: Some(e),
+                repairs,
+                warnings,
+            },
+        }
     }
 
     /// Whether the fast path copies `input` through as its own key (SPEC §8): `true` only
@@ -286,27 +458,45 @@ impl Normalizer {
         }
     }
 
-    /// [`Normalizer::normalize_into`] through the full ladder, without the fast path.
-    #[doc(hidden)]
-    pub fn normalize_into_slow(&self, input: &str, out: &mut String) -> Result<(), Error> {
-        let mark = out.len();
-        let r = SCRATCH.with(|s| match s.try_borrow_mut() {
-            Ok(mut scratch) => self.run(input, out, &mut scratch, None),
-            // Re-entered on this thread (not done by the library itself): use fresh buffers.
-            Err(_) => self.run(input, out, &mut Scratch::default(), None),
-        });
-        if r.is_err() {
-            out.truncate(mark);
-        }
-        r
-    }
-
-    /// Normalizes one record and reports every step that changed it.
-    pub fn explain(&self, input: &str) -> Result<Explanation, Error> {
+    /// Normalizes one raw record and reports every step that changed it, and its warnings.
+    pub fn explain(&self, raw: &str) -> Result<Explanation, Error> {
+        let repair = self.repair();
         let mut steps = Vec::new();
+        let mut warnings = Vec::new();
         let mut key = String::new();
-        self.run(input, &mut key, &mut Scratch::default(), Some(&mut steps))?;
-        Ok(Explanation { key, steps })
+        let mut repaired = String::new();
+        let mut repairs = Repairs::default();
+        let record = repair::prepare_text(
+            raw.as_bytes(),
+            Some(raw),
+            repair,
+            &mut repaired,
+            &mut repairs,
+        )?;
+        if record != raw {
+            record_step(&mut steps, "record", "lenient-repairs", raw, record);
+        }
+        let mut trace = Tracer {
+            steps: Some(&mut steps),
+            warnings: &mut warnings,
+        };
+        self.run(record, &mut key, &mut Scratch::default(), &mut trace)
+            .map_err(|mut error| {
+                if repair == Repair::Lenient {
+                    error.column = repair::original_column(raw.as_bytes(), error.column);
+                }
+                error
+            })?;
+        if repair == Repair::Lenient {
+            for w in &mut warnings {
+                w.column = repair::original_column(raw.as_bytes(), w.column);
+            }
+        }
+        Ok(Explanation {
+            key,
+            steps,
+            warnings,
+        })
     }
 
     fn run(
@@ -314,7 +504,7 @@ impl Normalizer {
         input: &str,
         out: &mut String,
         scratch: &mut Scratch,
-        mut trace: Option<&mut Vec<Step>>,
+        trace: &mut Tracer<'_>,
     ) -> Result<(), Error> {
         let o = &self.options;
         // Validate the record as it was given, so columns refer to the input.
@@ -327,7 +517,7 @@ impl Normalizer {
             if !decoded.is_ascii() {
                 scratch.nfc.clear();
                 nfc_between_delimiters(&decoded, &mut scratch.nfc);
-                note(&mut trace, "record", "nfc", input, &scratch.nfc);
+                note(trace, "record", "nfc", input, &scratch.nfc);
                 view = IriRef::parse(&scratch.nfc)?;
             }
         }
@@ -341,13 +531,7 @@ impl Normalizer {
                     true,
                     &mut scratch.resolved,
                 );
-                note(
-                    &mut trace,
-                    "record",
-                    "resolve",
-                    view.as_str(),
-                    &scratch.resolved,
-                );
+                note(trace, "record", "resolve", view.as_str(), &scratch.resolved);
                 view = IriRef::parse(&scratch.resolved)?;
             } else if o.absolute {
                 return Err(Error::new(
@@ -364,16 +548,16 @@ impl Normalizer {
                 _ => text.len(),
             };
             out.push_str(&text[..end]);
-            note(&mut trace, "fragment", "drop-fragment", text, &text[..end]);
+            note(trace, "fragment", "drop-fragment", text, &text[..end]);
             return Ok(());
         }
         let post = (o.level == Level::Protocol && o.rules.is_some()) || o.form == Form::Surt;
         if !post {
-            self.write_key(&view, out, &mut scratch.path, &mut trace);
+            self.write_key(&view, out, &mut scratch.path, trace);
             return Ok(());
         }
         scratch.key.clear();
-        self.write_key(&view, &mut scratch.key, &mut scratch.path, &mut trace);
+        self.write_key(&view, &mut scratch.key, &mut scratch.path, trace);
         if let (Some(rules), Level::Protocol) = (&o.rules, o.level) {
             // A host or path rule may leave what the scheme rung rewrites (`/.;jsessionid=1/`
             // becomes the dot segment `/./`; `bücher..` passes IDNA once its dots are gone):
@@ -383,7 +567,7 @@ impl Normalizer {
                 scratch.after.clear();
                 rules.apply(&scratch.key, &mut scratch.after, &mut scratch.fired);
                 for rule in &scratch.fired {
-                    note(&mut trace, "protocol", rule, &scratch.key, &scratch.after);
+                    note(trace, "protocol", rule, &scratch.key, &scratch.after);
                 }
                 std::mem::swap(&mut scratch.key, &mut scratch.after);
                 let query_or_fragment = |r: &&str| {
@@ -403,7 +587,7 @@ impl Normalizer {
                     break;
                 };
                 scratch.after.clear();
-                self.write_key(&again, &mut scratch.after, &mut scratch.path, &mut trace);
+                self.write_key(&again, &mut scratch.after, &mut scratch.path, trace);
                 if scratch.after == scratch.key {
                     break;
                 }
@@ -413,7 +597,7 @@ impl Normalizer {
         if o.form == Form::Surt {
             let start = out.len();
             surt::write_surt(&scratch.key, o.surt_scheme, out);
-            note(&mut trace, "record", "surt", &scratch.key, &out[start..]);
+            note(trace, "record", "surt", &scratch.key, &out[start..]);
         } else {
             out.push_str(&scratch.key);
         }
@@ -439,7 +623,7 @@ impl Normalizer {
         view: &IriRef<'_>,
         out: &mut String,
         path_scratch: &mut String,
-        trace: &mut Option<&mut Vec<Step>>,
+        trace: &mut Tracer<'_>,
     ) {
         let o = &self.options;
         let policy = self.policy();
@@ -516,7 +700,7 @@ impl Normalizer {
         rule: Option<&SchemeRule>,
         policy: Recode,
         out: &mut String,
-        trace: &mut Option<&mut Vec<Step>>,
+        trace: &mut Tracer<'_>,
     ) {
         let h = view.host().unwrap_or("");
         let start = out.len();
@@ -536,8 +720,12 @@ impl Normalizer {
                         note(trace, "host", "idna", h, &out[start..]);
                         done = true;
                     } else {
-                        self.idna_warnings.fetch_add(1, Ordering::Relaxed);
-                        note(trace, "host", "idna-failed (kept syntax form)", h, "");
+                        let column = host_column(view);
+                        trace.warnings.push(Warning::new(
+                            WarningKind::Idna,
+                            column,
+                            "the host fails IDNA processing; its syntax form is kept",
+                        ));
                     }
                 }
                 if !done {
@@ -589,7 +777,7 @@ impl Normalizer {
         policy: Recode,
         out: &mut String,
         scratch: &mut String,
-        trace: &mut Option<&mut Vec<Step>>,
+        trace: &mut Tracer<'_>,
     ) {
         let p = view.path();
         let has_authority = view.authority().is_some();
@@ -673,6 +861,15 @@ fn write_unicode_host(h: &str, out: &mut String) -> bool {
     host::dns_host(h, HostForm::Ascii, out).is_ok()
 }
 
+/// The 1-based character column of the host in the text `view` was parsed from.
+fn host_column(view: &IriRef<'_>) -> usize {
+    let text = view.as_str();
+    let at = view
+        .host()
+        .map_or(0, |h| h.as_ptr() as usize - text.as_ptr() as usize);
+    text[..at].chars().count() + 1
+}
+
 /// Whether a path may hold a `.` or `..` segment once unreserved characters are decoded.
 #[inline]
 fn may_hold_dot_segment(p: &str) -> bool {
@@ -686,9 +883,22 @@ fn may_hold_dot_segment(p: &str) -> bool {
 /// through by the engine itself, before any repair or parsing.
 impl Operation for Normalizer {
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
-        // The engine has asked `pass_through` (the fast path) about this very record, and it
-        // said no: straight to the full ladder, without scanning the record a second time.
-        self.normalize_into_slow(record, out)
+        self.normalize_record_into(record, out, &mut Notes::default())
+    }
+
+    /// The normalizer's own record entry point, under the engine's repair policy (the
+    /// command line gives both the same `--strict`); the engine has asked `pass_through`
+    /// (the fast path) about a raw record given as text, so that one goes straight to the
+    /// full ladder unless the repairs changed it.
+    fn apply_raw(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        self.normalize_raw_into(raw, text, repair, out, notes)
     }
 
     #[inline]

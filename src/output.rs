@@ -55,6 +55,8 @@ pub struct Stats {
     pub invalid_by_kind: [u64; ErrorKind::ALL.len()],
     /// Repairs made by the lenient preparation of records (`crate::repair`).
     pub repairs: Repairs,
+    /// Warnings about valid records (hosts that failed IDNA, ...), all kinds together.
+    pub warnings: u64,
     /// Valid records whose key differs from the input line (after the line terminator, and
     /// a byte order mark at the start of the input, were removed).
     pub changed: u64,
@@ -82,6 +84,7 @@ impl Stats {
             *a += b;
         }
         self.repairs.merge(&other.repairs);
+        self.warnings += other.warnings;
         self.changed += other.changed;
     }
 
@@ -110,6 +113,7 @@ impl Stats {
                 writeln!(w, "  {:<18} {n}", kind.name())?;
             }
         }
+        writeln!(w, "warnings     {}", self.warnings)?;
         writeln!(w, "changed      {}", self.changed)?;
         if let Some(unique) = self.unique {
             writeln!(w, "unique       {unique}")?;

@@ -15,6 +15,16 @@
 use crate::chars::{self, FORBIDDEN_PRINTABLE, HEX_UPPER};
 use crate::error::{Error, ErrorKind};
 
+/// Whether a raw record is repaired before it is parsed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Repair {
+    /// Trim spaces and tabs and make the lenient repairs, counting each (the default).
+    #[default]
+    Lenient,
+    /// No trimming and no repairs: what would need one is an error (`--strict`).
+    Strict,
+}
+
 /// The kinds of repair, for counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -108,24 +118,40 @@ fn is_pct_triplet(s: &[u8], i: usize) -> bool {
 /// that would need a repair is an error with its column.
 pub fn prepare<'a>(
     raw: &'a [u8],
-    strict: bool,
+    repair: Repair,
     scratch: &'a mut String,
     repairs: &mut Repairs,
 ) -> Result<&'a str, Error> {
     match simdutf8::basic::from_utf8(raw) {
-        Ok(text) => prepare_str(text, strict, scratch, repairs),
-        Err(_) => prepare_invalid_utf8(raw, strict, scratch, repairs),
+        Ok(text) => prepare_str(text, repair, scratch, repairs),
+        Err(_) => prepare_invalid_utf8(raw, repair == Repair::Strict, scratch, repairs),
+    }
+}
+
+/// [`prepare`], given the record as text too when it is known to be valid UTF-8 (`text`
+/// must then be `raw` itself).
+pub fn prepare_text<'a>(
+    raw: &'a [u8],
+    text: Option<&'a str>,
+    repair: Repair,
+    scratch: &'a mut String,
+    repairs: &mut Repairs,
+) -> Result<&'a str, Error> {
+    match text {
+        Some(text) => prepare_str(text, repair, scratch, repairs),
+        None => prepare(raw, repair, scratch, repairs),
     }
 }
 
 /// [`prepare`] for a record already known to be valid UTF-8.
 pub fn prepare_str<'a>(
     text: &'a str,
-    strict: bool,
+    repair: Repair,
     scratch: &'a mut String,
     repairs: &mut Repairs,
 ) -> Result<&'a str, Error> {
     let bytes = text.as_bytes();
+    let strict = repair == Repair::Strict;
     let body = if strict { bytes } else { trim_blanks(bytes) };
     if body.is_empty() {
         return Err(Error::new(ErrorKind::Empty, 0, "empty record"));
@@ -313,14 +339,14 @@ mod tests {
     fn lenient(raw: &[u8]) -> (Result<String, Error>, Repairs) {
         let mut scratch = String::new();
         let mut r = Repairs::default();
-        let out = prepare(raw, false, &mut scratch, &mut r).map(str::to_owned);
+        let out = prepare(raw, Repair::Lenient, &mut scratch, &mut r).map(str::to_owned);
         (out, r)
     }
 
     fn strict(raw: &[u8]) -> Result<String, Error> {
         let mut scratch = String::new();
         let mut r = Repairs::default();
-        prepare(raw, true, &mut scratch, &mut r).map(str::to_owned)
+        prepare(raw, Repair::Strict, &mut scratch, &mut r).map(str::to_owned)
     }
 
     #[test]
@@ -328,7 +354,7 @@ mod tests {
         let mut scratch = String::new();
         let mut r = Repairs::default();
         let raw = b"http://example.com/a%20b";
-        let out = prepare(raw, false, &mut scratch, &mut r).unwrap();
+        let out = prepare(raw, Repair::Lenient, &mut scratch, &mut r).unwrap();
         assert_eq!(out.as_ptr(), raw.as_ptr());
         assert_eq!(r.total(), 0);
     }

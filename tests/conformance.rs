@@ -49,6 +49,7 @@ fn disputed() -> BTreeMap<String, String> {
 
 fn normalize(input: &str, level: Level, form: Form, base: Option<&str>) -> Option<String> {
     let n = Normalizer::new(Options {
+        strict: true,
         level,
         form,
         base: base.map(str::to_owned),

@@ -79,7 +79,7 @@ impl Keyer {
     fn keys(&self, raw: &[u8]) -> Vec<String> {
         let mut scratch = String::new();
         let mut repairs = Repairs::default();
-        match prepare(raw, false, &mut scratch, &mut repairs) {
+        match prepare(raw, irinorm::Repair::Lenient, &mut scratch, &mut repairs) {
             Err(e) => vec![format!("!{}", e.kind.name()); COLUMNS.len()],
             Ok(text) => self
                 .normalizers
@@ -348,7 +348,7 @@ fn profiles_and_surt() {
         out.push_str(&input);
         for n in &normalizers {
             out.push('\t');
-            match prepare(raw, false, &mut scratch, &mut repairs)
+            match prepare(raw, irinorm::Repair::Lenient, &mut scratch, &mut repairs)
                 .and_then(|t| n.normalize(t).map(|k| k.into_owned()))
             {
                 Ok(k) => out.push_str(&k),

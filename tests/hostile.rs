@@ -11,6 +11,7 @@ const FORMS: [Form; 2] = [Form::Uri, Form::Iri];
 
 fn normalizer(level: Level, form: Form) -> Normalizer {
     Normalizer::new(Options {
+        strict: true,
         level,
         form,
         ..Options::default()
@@ -61,7 +62,17 @@ fn rejected(input: &str, kind: ErrorKind, column: usize) {
 fn prepared(raw: &[u8], strict: bool) -> Result<(String, Repairs), irinorm::Error> {
     let mut scratch = String::new();
     let mut repairs = Repairs::default();
-    let s = prepare(raw, strict, &mut scratch, &mut repairs)?.to_owned();
+    let s = prepare(
+        raw,
+        if strict {
+            irinorm::Repair::Strict
+        } else {
+            irinorm::Repair::Lenient
+        },
+        &mut scratch,
+        &mut repairs,
+    )?
+    .to_owned();
     Ok((s, repairs))
 }
 
@@ -299,12 +310,20 @@ fn idna_never_touches_the_port() {
 
 #[test]
 fn idna_failure_keeps_the_syntax_form_and_warns() {
-    let n = normalizer(Level::Scheme, Form::Uri);
+    // Lenient, as the command line is by default.
+    let n = Normalizer::new(Options::default()).unwrap();
+    let r = n.record("http://-B\u{FC}cher.example/");
+    assert_eq!(r.key.as_deref(), Some("http://-B%C3%BCcher.example/"));
+    assert_eq!(r.warnings.len(), 1, "{r:?}");
     assert_eq!(
-        n.normalize("http://-B\u{FC}cher.example/").unwrap(),
-        "http://-B%C3%BCcher.example/"
+        (r.warnings[0].kind, r.warnings[0].column),
+        (irinorm::WarningKind::Idna, 8)
     );
-    assert_eq!(n.idna_warnings(), 1);
+    // Trimmed on the left: the column still points into the raw record.
+    let r = n.record("  http://-B\u{FC}cher.example/");
+    assert_eq!(r.warnings[0].column, 10, "{r:?}");
+    assert_eq!(r.repairs.total(), 1);
+    assert!(n.record("http://b\u{FC}cher.example/").warnings.is_empty());
     let e = to_uri("http://-b\u{FC}cher.example/", true).unwrap_err();
     assert_eq!((e.kind, e.column), (ErrorKind::Idna, 8));
 }

@@ -785,14 +785,18 @@ proptest! {
     fn apply_is_idempotent_and_keeps_keys_valid(raw in key_strategy()) {
         let everything = toml(EVERYTHING);
         for form in [Form::Uri, Form::Iri] {
-            let n = Normalizer::new(Options { level: Level::Scheme, form, ..Options::default() }).unwrap();
+            let n = Normalizer::new(Options { level: Level::Scheme, form, strict: true, ..Options::default() }).unwrap();
             let Ok(key) = n.normalize(&raw) else { continue };
             for rules in [&everything, &crawler()] {
                 let once = ap(rules, &key);
                 prop_assert!(IriRef::parse(&once).is_ok(), "{} -> {} invalid", key, once);
                 let twice = ap(rules, &once);
                 prop_assert_eq!(&twice, &once, "not idempotent on {}", key);
-                // The result of a rule set on a scheme-rung key is still a scheme-rung key.
+                // The result of a rule set on a scheme-rung key is still a scheme-rung key (an
+                // empty one is an empty record, invalid as a record though a valid reference).
+                if once.is_empty() {
+                    continue;
+                }
                 let renormalized = n.normalize(&once).unwrap().into_owned();
                 prop_assert_eq!(&renormalized, &once, "{} -> {} is not normal", key, once);
             }
@@ -867,7 +871,13 @@ fn shared_cases() -> Option<String> {
 /// repairs, resolution against the base, scheme rung in uri form, then the profile).
 fn crawler_key(input: &str, base: Option<&str>, strict: bool, rules: &Rules) -> Option<String> {
     let mut scratch = String::new();
-    let input = prepare_str(input, false, &mut scratch, &mut Repairs::default()).ok()?;
+    let input = prepare_str(
+        input,
+        irinorm::Repair::Lenient,
+        &mut scratch,
+        &mut Repairs::default(),
+    )
+    .ok()?;
     let resolved;
     let input = match base {
         Some(b) => {
@@ -881,6 +891,7 @@ fn crawler_key(input: &str, base: Option<&str>, strict: bool, rules: &Rules) -> 
         None => input,
     };
     let n = Normalizer::new(Options {
+        strict: true,
         level: Level::Scheme,
         form: Form::Uri,
         ..Options::default()

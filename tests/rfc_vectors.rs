@@ -255,15 +255,20 @@ fn rfc3987_3_1_lenient_mapping_of_forbidden_ascii() {
     let mut repairs = irinorm::repair::Repairs::default();
     let got = irinorm::repair::prepare(
         b"http://a/<b> c{|}\\^`\"?x#y",
-        false,
+        irinorm::Repair::Lenient,
         &mut scratch,
         &mut repairs,
     )
     .unwrap();
     assert_eq!(got, "http://a/%3Cb%3E%20c%7B%7C%7D%5C%5E%60%22?x#y");
     let mut scratch = String::new();
-    let got =
-        irinorm::repair::prepare(b"http://[::1]/%41#f", false, &mut scratch, &mut repairs).unwrap();
+    let got = irinorm::repair::prepare(
+        b"http://[::1]/%41#f",
+        irinorm::Repair::Lenient,
+        &mut scratch,
+        &mut repairs,
+    )
+    .unwrap();
     assert_eq!(got, "http://[::1]/%41#f");
 }
 

@@ -38,6 +38,7 @@ fn normalizers() -> Vec<(String, Normalizer)> {
                     continue;
                 }
                 let n = Normalizer::new(Options {
+                    strict: true,
                     level,
                     form,
                     nfc,
@@ -150,7 +151,13 @@ fn invalid_utf8_octets_of_a_raw_line_stay_encoded() {
     // Stray octets of a log line are kept as %XX (SPEC §2), overlongs included.
     let raw = b"http://a/\xC0\xAF\xE0\x80\xAF\xED\xA0\x80";
     let mut scratch = String::new();
-    let text = prepare(raw, false, &mut scratch, &mut Repairs::default()).unwrap();
+    let text = prepare(
+        raw,
+        irinorm::Repair::Lenient,
+        &mut scratch,
+        &mut Repairs::default(),
+    )
+    .unwrap();
     assert_eq!(text, "http://a/%C0%AF%E0%80%AF%ED%A0%80");
     for (name, k) in keys(&normalizers(), text) {
         assert!(
@@ -158,7 +165,13 @@ fn invalid_utf8_octets_of_a_raw_line_stay_encoded() {
             "{name}: {k:?}"
         );
     }
-    let e = prepare(raw, true, &mut scratch, &mut Repairs::default()).unwrap_err();
+    let e = prepare(
+        raw,
+        irinorm::Repair::Strict,
+        &mut scratch,
+        &mut Repairs::default(),
+    )
+    .unwrap_err();
     assert_eq!((e.kind, e.column), (ErrorKind::Utf8, 10));
 }
 
@@ -381,11 +394,13 @@ fn a_host_failing_idna_never_gains_an_a_label() {
         "b%C3%BCcher.%CD%B8",
     ];
     let syntax_uri = Normalizer::new(Options {
+        strict: true,
         level: Level::Syntax,
         ..Options::default()
     })
     .unwrap();
     let syntax_iri = Normalizer::new(Options {
+        strict: true,
         level: Level::Syntax,
         form: Form::Iri,
         ..Options::default()
@@ -453,7 +468,7 @@ fn controls_never_pass_at_any_position() {
             let trimmed_tab = c == '\t' && (at == 0 || at == template.len());
             match prepare(
                 input.as_bytes(),
-                false,
+                irinorm::Repair::Lenient,
                 &mut scratch,
                 &mut Repairs::default(),
             ) {
@@ -633,6 +648,7 @@ fn fuzz_protocol_dropped_path_parameter_leaves_no_dot_segment() {
     let crawler = Arc::new(Rules::profile("crawler").unwrap());
     for form in [Form::Uri, Form::Iri] {
         let n = Normalizer::new(Options {
+            strict: true,
             level: Level::Protocol,
             form,
             rules: Some(crawler.clone()),
@@ -661,6 +677,7 @@ fn fuzz_nfc_never_composes_a_hex_digit_or_a_delimiter() {
     for level in [Level::Syntax, Level::Scheme] {
         for form in [Form::Uri, Form::Iri] {
             let n = Normalizer::new(Options {
+                strict: true,
                 level,
                 form,
                 nfc: true,
@@ -730,6 +747,7 @@ fn fuzz_protocol_value_length_is_the_same_in_both_forms() {
     let crawler = Arc::new(Rules::profile("crawler").unwrap());
     let n = |form| {
         Normalizer::new(Options {
+            strict: true,
             level: Level::Protocol,
             form,
             rules: Some(crawler.clone()),

@@ -261,9 +261,14 @@ fn surts_over_the_corpora() {
             let line = line.strip_suffix('\r').unwrap_or(line);
             lines_seen += 1;
             let mut scratch = String::new();
-            let key = prepare_str(line, false, &mut scratch, &mut Repairs::default())
-                .ok()
-                .and_then(|p| n.normalize(p).ok().map(|k| k.into_owned()));
+            let key = prepare_str(
+                line,
+                irinorm::Repair::Lenient,
+                &mut scratch,
+                &mut Repairs::default(),
+            )
+            .ok()
+            .and_then(|p| n.normalize(p).ok().map(|k| k.into_owned()));
             let (s, cs, cws, ias) = match &key {
                 Some(k) => {
                     let s = surt(k, false);

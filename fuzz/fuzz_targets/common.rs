@@ -14,7 +14,7 @@ use irinorm::{to_uri, ErrorKind};
 pub fn prepared(data: &[u8]) -> Option<String> {
     let mut scratch = String::new();
     let mut repairs = Repairs::default();
-    prepare(data, false, &mut scratch, &mut repairs)
+    prepare(data, irinorm::Repair::Lenient, &mut scratch, &mut repairs)
         .ok()
         .map(str::to_owned)
 }

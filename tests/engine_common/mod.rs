@@ -138,7 +138,7 @@ fn one_record(
         ));
     }
     let mut scratch = String::new();
-    let prepared = repair::prepare(record, options.strict, &mut scratch, repairs)?;
+    let prepared = repair::prepare(record, options.repair(), &mut scratch, repairs)?;
     let mut key = String::new();
     match upper(prepared, &mut key) {
         Ok(()) => Ok(key),
