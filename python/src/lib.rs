@@ -5,8 +5,6 @@
 //! Every key goes through the library's record entry point, the one the command line uses,
 //! so a string gives here the bytes `irinorm normalize` writes for the same line.
 
-mod compat;
-
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -25,7 +23,7 @@ use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::{PyArray, PyChunkedArray};
 use rayon::prelude::*;
 
-use compat::{FromSettings, Notes, Prepared as Core, RulesText, Settings, KEY_VERSION};
+use irinorm::{Normalizer as Core, Notes, RulesText, Settings, KEY_VERSION};
 
 /// Below this many rows a batch is never split over threads: the split would cost more
 /// than it saves.
@@ -214,20 +212,19 @@ impl PyNormalizer {
     fn explain<'py>(&self, py: Python<'py>, url: &str) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         d.set_item("input", url)?;
-        let record = self.core.record(url);
         let warnings = PyList::empty(py);
-        for w in &record.warnings {
-            let wd = PyDict::new(py);
-            wd.set_item("kind", w.kind.name())?;
-            wd.set_item("column", w.column)?;
-            wd.set_item("message", w.message)?;
-            warnings.append(wd)?;
-        }
         let steps = PyList::empty(py);
         match self.core.explain(url) {
             Ok(e) => {
                 d.set_item("key", e.key)?;
                 d.set_item("error", py.None())?;
+                for w in &e.warnings {
+                    let wd = PyDict::new(py);
+                    wd.set_item("kind", w.kind.name())?;
+                    wd.set_item("column", w.column)?;
+                    wd.set_item("message", w.message)?;
+                    warnings.append(wd)?;
+                }
                 for s in e.steps {
                     let sd = PyDict::new(py);
                     sd.set_item("component", s.component)?;
