@@ -1,0 +1,81 @@
+import os
+from typing import Any, Iterable, List, Literal, Optional, TypedDict, Union
+
+_PathLike = Union[str, os.PathLike[str]]
+_Level = Literal["string", "syntax", "scheme", "protocol"]
+_Form = Literal["uri", "iri", "surt"]
+_Rung = Literal["string", "syntax", "scheme", "protocol", "different"]
+
+KEY_VERSION: int
+
+class Step(TypedDict):
+    component: str
+    rule: str
+    before: str
+    after: str
+
+class Problem(TypedDict):
+    kind: str
+    column: int
+    message: str
+
+class Explanation(TypedDict):
+    input: str
+    key: Optional[str]
+    error: Optional[Problem]
+    steps: List[Step]
+    warnings: List[Problem]
+
+class Normalizer:
+    def __init__(
+        self,
+        *,
+        level: Optional[_Level] = None,
+        form: _Form = "uri",
+        profile: Optional[str] = None,
+        rules: Optional[_PathLike] = None,
+        drop_fragment: bool = False,
+        nfc: bool = False,
+        base: Optional[str] = None,
+        strict: bool = False,
+        absolute: bool = False,
+        surt_scheme: bool = False,
+    ) -> None: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    def normalize(self, url: Optional[str]) -> Optional[str]: ...
+    def normalize_many(self, urls: Iterable[Any]) -> List[Optional[str]]: ...
+    def normalize_arrow(self, array: Any, *, threads: int = 1) -> Any: ...
+    def check_arrow(self, array: Any) -> Any: ...
+    def explain(self, url: str) -> Explanation: ...
+    def __reduce__(self) -> Any: ...
+
+def normalize(
+    url: Optional[str],
+    *,
+    level: Optional[_Level] = None,
+    form: _Form = "uri",
+    profile: Optional[str] = None,
+    rules: Optional[_PathLike] = None,
+    drop_fragment: bool = False,
+    nfc: bool = False,
+    base: Optional[str] = None,
+    strict: bool = False,
+    absolute: bool = False,
+    surt_scheme: bool = False,
+) -> Optional[str]: ...
+def equivalent(
+    a: str,
+    b: str,
+    *,
+    level: Optional[_Level] = None,
+    form: _Form = "uri",
+    profile: Optional[str] = None,
+    rules: Optional[_PathLike] = None,
+    drop_fragment: bool = False,
+    nfc: bool = False,
+    base: Optional[str] = None,
+    strict: bool = False,
+    absolute: bool = False,
+    surt_scheme: bool = False,
+) -> _Rung: ...

@@ -1,0 +1,99 @@
+"""irinorm keys as a stage of a PySpark job.
+
+Both functions take the key options of :class:`irinorm.Normalizer` and check them on the
+driver (a bad option raises ``ValueError`` there, before any task runs). The normalizer is
+shipped to the executors by pickling, its rules as text, so they need no access to the
+driver's files, only the ``irinorm`` package installed.
+
+- :func:`key_column` returns a Column: an Arrow UDF (``pyspark.sql.functions.arrow_udf``,
+  Spark 4.1 and later), where each Arrow batch goes straight to the native normalizer, or a
+  ``pandas_udf`` on older versions.
+- :func:`add_keys` appends a key column to a DataFrame with ``mapInArrow`` (Spark 3.3 and
+  later), the whole record batch at a time.
+
+Invalid records get a null key; nothing raises inside a task for a bad record.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+from . import Normalizer
+
+__all__ = ["add_keys", "key_column"]
+
+
+def _pyspark_version() -> tuple:
+    import pyspark
+
+    parts = []
+    for piece in pyspark.__version__.split(".")[:2]:
+        digits = "".join(ch for ch in piece if ch.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def _has_arrow_udf() -> bool:
+    if _pyspark_version() < (4, 1):
+        return False
+    try:
+        from pyspark.sql.functions import arrow_udf  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def key_column(col: Any, **options: Any):
+    """A Column of the keys of the string column ``col`` (a name or a Column), null where
+    a record is null or invalid.
+
+    >>> df.withColumn("key", key_column("url", profile="crawler"))  # doctest: +SKIP
+    """
+    from pyspark.sql.types import StringType
+
+    normalizer = Normalizer(**options)
+    if _has_arrow_udf():
+        from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+        def irinorm_key(urls):
+            return normalizer.normalize_arrow(urls)
+
+        udf = arrow_udf(irinorm_key, StringType(), ArrowUDFType.SCALAR)
+    else:
+        from pyspark.sql.functions import PandasUDFType, pandas_udf
+
+        def irinorm_key(urls):
+            import pyarrow as pa
+
+            keys = normalizer.normalize_arrow(pa.array(urls, type=pa.string(), from_pandas=True))
+            return keys.to_pandas()
+
+        udf = pandas_udf(irinorm_key, StringType(), PandasUDFType.SCALAR)
+    return udf(col)
+
+
+def add_keys(df: Any, input_col: str, output_col: str = "key", **options: Any):
+    """``df`` with a string column ``output_col`` of the keys of ``input_col`` (replaced
+    when it exists), computed batch by batch with ``mapInArrow``."""
+    from pyspark.sql.types import StringType, StructField, StructType
+
+    normalizer = Normalizer(**options)
+    if input_col not in df.columns:
+        raise ValueError(f"no column {input_col!r} in {df.columns}")
+    if not isinstance(df.schema[input_col].dataType, StringType):
+        raise TypeError(
+            f"column {input_col!r} is {df.schema[input_col].dataType.simpleString()}, not string"
+        )
+    fields = [f for f in df.schema.fields if f.name != output_col]
+    schema = StructType(fields + [StructField(output_col, StringType(), True)])
+    names = [f.name for f in fields]
+
+    def with_keys(batches: Iterator[Any]) -> Iterator[Any]:
+        import pyarrow as pa
+
+        for batch in batches:
+            keys = normalizer.normalize_arrow(batch.column(input_col))
+            columns = [batch.column(name) for name in names]
+            yield pa.RecordBatch.from_arrays(columns + [keys], names=names + [output_col])
+
+    return df.mapInArrow(with_keys, schema)
