@@ -14,8 +14,6 @@ driver's files, only the ``irinorm`` package installed.
 Invalid records get a null key; nothing raises inside a task for a bad record.
 """
 
-from __future__ import annotations
-
 from typing import Any, Iterator
 
 from . import Normalizer
@@ -52,23 +50,28 @@ def key_column(col: Any, **options: Any):
     from pyspark.sql.types import StringType
 
     normalizer = Normalizer(**options)
+    # The UDF kinds are told by the type hints (pyspark reads them).
     if _has_arrow_udf():
-        from pyspark.sql.functions import ArrowUDFType, arrow_udf
+        import pyarrow as pa
+        from pyspark.sql.functions import arrow_udf
 
-        def irinorm_key(urls):
+        def irinorm_key(urls: pa.Array) -> pa.Array:
             return normalizer.normalize_arrow(urls)
 
-        udf = arrow_udf(irinorm_key, StringType(), ArrowUDFType.SCALAR)
+        udf = arrow_udf(irinorm_key, StringType())
     else:
-        from pyspark.sql.functions import PandasUDFType, pandas_udf
+        import pandas as pd
+        from pyspark.sql.functions import pandas_udf
 
-        def irinorm_key(urls):
+        def irinorm_key(urls: pd.Series) -> pd.Series:
             import pyarrow as pa
 
             keys = normalizer.normalize_arrow(pa.array(urls, type=pa.string(), from_pandas=True))
-            return keys.to_pandas()
+            out = keys.to_pandas()
+            out.index = urls.index
+            return out
 
-        udf = pandas_udf(irinorm_key, StringType(), PandasUDFType.SCALAR)
+        udf = pandas_udf(irinorm_key, StringType())
     return udf(col)
 
 

@@ -126,11 +126,12 @@ def groups_rows() -> List[Tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="session")
-def all_records_file(tmp_path_factory, corpus_files, sample_file, groups_file) -> Path:
-    """Every record of the corpora, the sample and the groups, in one file."""
+def all_records_file(tmp_path_factory, sample_file, groups_file) -> Path:
+    """Every record of the corpora (when present), the sample and the groups, in one file."""
+    files = sorted(CORPORA.glob("*.txt")) if CORPORA.is_dir() else []
     path = tmp_path_factory.mktemp("all") / "all_records.txt"
     with open(path, "wb") as out:
-        for f in [*corpus_files, sample_file, groups_file]:
+        for f in [*files, sample_file, groups_file]:
             data = f.read_bytes()
             out.write(data)
             if data and not data.endswith(b"\n"):
