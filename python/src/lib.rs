@@ -250,7 +250,11 @@ impl PyNormalizer {
 }
 
 /// A pyarrow Array of `array` (handed over through the Arrow C data interface).
-fn to_pyarrow_array(py: Python<'_>, array: ArrayRef, field: FieldRef) -> PyResult<Bound<'_, PyAny>> {
+fn to_pyarrow_array(
+    py: Python<'_>,
+    array: ArrayRef,
+    field: FieldRef,
+) -> PyResult<Bound<'_, PyAny>> {
     let exported = PyArray::new(array, field).into_pyobject(py)?;
     py.import("pyarrow")?.getattr("array")?.call1((exported,))
 }
@@ -311,7 +315,9 @@ fn output_field(input: &FieldRef, dt: &DataType) -> FieldRef {
 /// A rayon pool of `threads` workers, one per size, made on first use in this process (a
 /// forked child makes its own: the parent's workers are not there).
 fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
-    static POOLS: OnceLock<Mutex<HashMap<usize, (u32, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
+    /// By thread count: the pool and the process that made it.
+    type Pools = HashMap<usize, (u32, Arc<rayon::ThreadPool>)>;
+    static POOLS: OnceLock<Mutex<Pools>> = OnceLock::new();
     let pid = std::process::id();
     let mut pools = POOLS
         .get_or_init(Default::default)
@@ -335,11 +341,7 @@ fn pool(threads: usize) -> Arc<rayon::ThreadPool> {
 
 /// Runs `f` over contiguous row ranges of `0..rows`: one range on one thread, else about two
 /// per thread on a pool; the results come back in row order.
-fn in_parts<T: Send>(
-    rows: usize,
-    threads: usize,
-    f: impl Fn(usize, usize) -> T + Sync,
-) -> Vec<T> {
+fn in_parts<T: Send>(rows: usize, threads: usize, f: impl Fn(usize, usize) -> T + Sync) -> Vec<T> {
     let parts = (threads * 2).min(rows / MIN_ROWS_PER_PART);
     if threads <= 1 || parts <= 1 {
         return vec![f(0, rows)];
@@ -355,7 +357,9 @@ fn in_parts<T: Send>(
 /// The keys of one array (any string type; a null-typed array is its own result).
 fn keys_of(core: &Core, input: &ArrayRef, threads: usize) -> Result<ArrayRef, BatchError> {
     match input.data_type() {
-        DataType::Utf8 => keys_offsets::<i32>(core, input.as_any().downcast_ref().unwrap(), threads),
+        DataType::Utf8 => {
+            keys_offsets::<i32>(core, input.as_any().downcast_ref().unwrap(), threads)
+        }
         DataType::LargeUtf8 => {
             keys_offsets::<i64>(core, input.as_any().downcast_ref().unwrap(), threads)
         }
@@ -443,11 +447,7 @@ fn keys_offsets<O: OffsetSizeTrait>(
     Ok(Arc::new(array))
 }
 
-fn keys_view(
-    core: &Core,
-    input: &StringViewArray,
-    threads: usize,
-) -> Result<ArrayRef, BatchError> {
+fn keys_view(core: &Core, input: &StringViewArray, threads: usize) -> Result<ArrayRef, BatchError> {
     let parts = in_parts(input.len(), threads, |start, end| {
         let mut b = StringViewBuilder::with_capacity(end - start);
         let mut key = String::new();
