@@ -202,7 +202,13 @@ def test_dask_recipe(cli, recipe_input, tmp_path):
 
 
 def test_polars_recipe(cli, recipe_input, tmp_path):
-    pytest.importorskip("polars")
+    pl = pytest.importorskip("polars")
+    # A Series goes in as it is, through the Arrow stream interface (as string_view).
+    n = irinorm.Normalizer()
+    urls = ["HTTP://A.example:80/", None, "http://[x", " http://b.example/ c"]
+    keys = n.normalize_arrow(pl.Series("url", urls))
+    assert isinstance(keys, pa.ChunkedArray)
+    assert pl.Series(keys).to_list() == n.normalize_many(urls)
     example = load_example("polars_dedup")
     source = tmp_path / "in.parquet"
     pq.write_table(pa.table({"url": read_records(recipe_input)}), source)
