@@ -18,7 +18,7 @@ use std::io;
 use std::time::{Duration, SystemTime};
 
 use criterion::{Criterion, Throughput};
-use irinorm::engine::{Engine, EngineOptions, Operation};
+use irinorm::stream::{Engine, EngineOptions, Operation};
 use irinorm::{Form, Level, Normalizer, Options};
 
 const GROUP: &str = "engine";
@@ -73,11 +73,11 @@ fn main() {
     counts.sort_unstable();
     counts.dedup();
 
-    let normalizer = Normalizer::new(Options {
-        level: Level::Scheme,
-        form: Form::Uri,
-        ..Default::default()
-    })
+    let normalizer = Normalizer::new(
+        Options::default()
+            .with_level(Level::Scheme)
+            .with_form(Form::Uri),
+    )
     .expect("options");
     // The command line's operation: the normalizer itself, whose `pass_through` lets the
     // engine copy a line needing no change without preparing or parsing it.
@@ -100,25 +100,13 @@ fn main() {
             format!("threads-{threads}")
         };
         group.bench_function(&name, |b| {
-            let engine = Engine::new(
-                op,
-                EngineOptions {
-                    threads,
-                    ..Default::default()
-                },
-            );
+            let engine = Engine::new(op, EngineOptions::default().with_threads(threads));
             b.iter(|| engine.run(black_box(&input[..]), io::sink()).expect("run"))
         });
         names.push(name);
     }
     group.bench_function("closure-threads-1", |b| {
-        let engine = Engine::new(
-            &closure,
-            EngineOptions {
-                threads: 1,
-                ..Default::default()
-            },
-        );
+        let engine = Engine::new(&closure, EngineOptions::default().with_threads(1));
         b.iter(|| engine.run(black_box(&input[..]), io::sink()).expect("run"))
     });
     names.push("closure-threads-1".to_owned());

@@ -25,7 +25,7 @@ use std::time::{Duration, SystemTime};
 
 use criterion::{Criterion, Throughput};
 use iri_string::types::{IriReferenceStr, IriStr};
-use irinorm::engine::Operation;
+use irinorm::stream::Operation;
 use irinorm::{Form, Level, Normalizer, Options};
 
 const RUNGS: [(&str, Level); 3] = [
@@ -73,19 +73,15 @@ fn main() {
     let normalizers: Vec<(&str, Normalizer)> = RUNGS
         .iter()
         .map(|&(name, level)| {
-            let options = Options {
-                level,
-                form: Form::Uri,
-                ..Default::default()
-            };
+            let options = Options::default().with_level(level).with_form(Form::Uri);
             (name, Normalizer::new(options).expect("options"))
         })
         .collect();
-    let scheme = Normalizer::new(Options {
-        level: Level::Scheme,
-        form: Form::Uri,
-        ..Default::default()
-    })
+    let scheme = Normalizer::new(
+        Options::default()
+            .with_level(Level::Scheme)
+            .with_form(Form::Uri),
+    )
     .expect("options");
     let peers: [(&str, Peer); 3] = [
         (PEERS[0], peer_url),

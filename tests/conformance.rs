@@ -13,10 +13,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use irinorm::host::{is_ipv4address, parse_ipv6};
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::parse::{check, Grammar};
-use irinorm::resolve::resolve;
+use irinorm::iri::host::{is_ipv4address, parse_ipv6};
+use irinorm::iri::parse::{check, Grammar};
+use irinorm::iri::resolve::resolve;
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 use irinorm::{to_iri, to_uri};
 use serde_json::Value;
 
@@ -48,13 +48,13 @@ fn disputed() -> BTreeMap<String, String> {
 }
 
 fn normalize(input: &str, level: Level, form: Form, base: Option<&str>) -> Option<String> {
-    let n = Normalizer::new(Options {
-        strict: true,
-        level,
-        form,
-        base: base.map(str::to_owned),
-        ..Options::default()
-    })
+    let n = Normalizer::new(
+        Options::default()
+            .with_strict(true)
+            .with_level(level)
+            .with_form(form)
+            .with_base(base.map(str::to_owned)),
+    )
     .ok()?;
     n.normalize(input).ok().map(|k| k.into_owned())
 }

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use engine_common::{assert_same, check, describe, option_grid, reference, run_engine};
-use irinorm::engine::{EngineOptions, OnError, OutputMode};
+use irinorm::stream::{EngineOptions, OnError, OutputMode};
 use proptest::prelude::*;
 
 /// Pieces that lines are made of: plain text, blanks, stray and valid percent signs,
@@ -75,14 +75,7 @@ proptest! {
         unique in any::<bool>(),
         chop in prop::collection::vec(1usize..300, 0..4),
     ) {
-        let base = EngineOptions {
-            strict,
-            max_line_bytes: if small_max { 100 } else { 1 << 20 },
-            unique,
-            stats: true,
-            max_diagnostics: 5,
-            ..EngineOptions::default()
-        };
+        let base = EngineOptions::default().with_strict(strict).with_max_line_bytes(if small_max { 100 } else { 1 << 20 }).with_unique(unique).with_stats(true).with_max_diagnostics(5);
         // Reads may come back short, in the sizes of `chop` (whole when it is empty).
         let inputs = [("gen", &data[..])];
         let mut expected = HashMap::new();
@@ -100,16 +93,11 @@ proptest! {
         b in input(),
         c in input(),
     ) {
-        let options = EngineOptions {
-            threads: 3,
-            chunk_size: 5,
-            max_diagnostics: 3,
-            ..EngineOptions::default()
-        };
+        let options = EngineOptions::default().with_threads(3).with_chunk_size(5).with_max_diagnostics(3);
         let inputs = [("a", &a[..]), ("b", &b[..]), ("c", &c[..])];
         for output in [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl] {
             for on_error in [OnError::Mark, OnError::Skip, OnError::Fail] {
-                let options = EngineOptions { output, on_error, ..options.clone() };
+                let options = options.clone().with_output(output).with_on_error(on_error);
                 assert_same(&options, &inputs, &describe(&options));
             }
         }
@@ -146,12 +134,10 @@ fn corpus_prefix(chunk_size: usize) -> usize {
 fn check_corpus_file(file: &Path) {
     let data = std::fs::read(file).unwrap();
     let name = file.file_name().unwrap().to_string_lossy().into_owned();
-    let whole = EngineOptions {
-        threads: 4,
-        chunk_size: 4096,
-        output: OutputMode::Jsonl,
-        ..EngineOptions::default()
-    };
+    let whole = EngineOptions::default()
+        .with_threads(4)
+        .with_chunk_size(4096)
+        .with_output(OutputMode::Jsonl);
     assert_same(
         &whole,
         &[(name.as_str(), &data)],

@@ -9,16 +9,14 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use engine_common::{assert_same, check, describe, reference, run_engine, upper};
-use irinorm::engine::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
-use irinorm::input::Input;
+use irinorm::stream::input::Input;
+use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
 use irinorm::ErrorKind;
 
 fn options(threads: usize, chunk_size: usize) -> EngineOptions {
-    EngineOptions {
-        threads,
-        chunk_size,
-        ..EngineOptions::default()
-    }
+    EngineOptions::default()
+        .with_threads(threads)
+        .with_chunk_size(chunk_size)
 }
 
 /// Runs the engine over one in-memory input in key mode; returns output and stats.
@@ -55,11 +53,9 @@ fn invalid_utf8_affects_only_its_own_line() {
         assert_eq!(out, "HTTP://A/\nB%FF%20C\nHTTP://\u{e9}/\nD\n");
         assert_eq!(stats.repairs.total(), 3, "trim, stray octet, space");
 
-        let strict = EngineOptions {
-            strict: true,
-            output: OutputMode::Tsv,
-            ..options(2, chunk_size)
-        };
+        let strict = options(2, chunk_size)
+            .with_strict(true)
+            .with_output(OutputMode::Tsv);
         let out = run_engine(&strict, &[("t", data)]).output;
         assert_eq!(
             String::from_utf8_lossy(&out),
@@ -84,10 +80,7 @@ fn a_five_mib_line_is_one_too_long_record() {
         assert_eq!(stats.records, 4);
         assert_eq!(stats.invalid_of(ErrorKind::TooLong), 1);
         for output in [OutputMode::Tsv, OutputMode::Jsonl] {
-            let options = EngineOptions {
-                output,
-                ..options.clone()
-            };
+            let options = options.clone().with_output(output);
             assert_same(&options, &[("t", &data)], &describe(&options));
         }
     }
@@ -97,10 +90,7 @@ fn a_five_mib_line_is_one_too_long_record() {
 fn line_length_limit_does_not_count_the_terminator() {
     let data = b"abcd\r\nabcde\r\nabcd\nabcd\r";
     for chunk_size in [1, 2, 3, 5, 64] {
-        let options = EngineOptions {
-            max_line_bytes: 4,
-            ..options(2, chunk_size)
-        };
+        let options = options(2, chunk_size).with_max_line_bytes(4);
         let (out, stats) = run_key(data, &options);
         assert_eq!(out, "ABCD\n\nABCD\nABCD\n", "chunk {chunk_size}");
         assert_eq!(stats.invalid_of(ErrorKind::TooLong), 1);
@@ -124,10 +114,7 @@ fn nul_crlf_bom_and_missing_final_newline() {
             let (out, _) = run_key(data, &options);
             assert_eq!(out, expected, "{data:?} chunk {chunk_size}");
             for output in [OutputMode::Tsv, OutputMode::Jsonl] {
-                let options = EngineOptions {
-                    output,
-                    ..options.clone()
-                };
+                let options = options.clone().with_output(output);
                 assert_same(&options, &[("t", data)], &describe(&options));
             }
         }
@@ -172,11 +159,7 @@ fn files_are_read_in_order_with_line_numbers_per_file() {
     std::fs::write(&b, gzip(b"x\nb2\n")).unwrap();
     let inputs = vec![Input::open(&a).unwrap(), Input::open(&b).unwrap()];
     assert_eq!(inputs[0].size(), Some(5));
-    let options = EngineOptions {
-        output: OutputMode::Jsonl,
-        progress: true,
-        ..options(2, 3)
-    };
+    let options = options(2, 3).with_output(OutputMode::Jsonl);
     let mut out = Vec::new();
     let mut diagnostics = Vec::new();
     Engine::new(&upper, options)
@@ -297,10 +280,7 @@ fn fail_stops_at_the_first_invalid_record_in_input_order() {
     }
     data.extend(b"x\n");
     for (threads, chunk_size) in [(8, 16), (4, 64), (2, 4096), (1, 1 << 20)] {
-        let options = EngineOptions {
-            on_error: OnError::Fail,
-            ..options(threads, chunk_size)
-        };
+        let options = options(threads, chunk_size).with_on_error(OnError::Fail);
         let mut out = FlushTracker::default();
         let mut diagnostics = Vec::new();
         let input = Input::from_reader("in", Cursor::new(data.clone()));
@@ -327,12 +307,10 @@ fn unique_writes_the_first_record_of_each_key() {
     for (threads, chunk_size) in [(1, 1), (3, 2), (2, 4096)] {
         for output in [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl] {
             for on_error in [OnError::Mark, OnError::Skip] {
-                let options = EngineOptions {
-                    unique: true,
-                    output,
-                    on_error,
-                    ..options(threads, chunk_size)
-                };
+                let options = options(threads, chunk_size)
+                    .with_unique(true)
+                    .with_output(output)
+                    .with_on_error(on_error);
                 assert_same(&options, &[("t", data)], &describe(&options));
                 if output == OutputMode::Key && on_error == OnError::Mark {
                     let (out, stats) = run_key(data, &options);
@@ -347,10 +325,7 @@ fn unique_writes_the_first_record_of_each_key() {
     // Without `unique` or `stats`, distinct keys are not counted.
     let (_, stats) = run_key(data, &options(2, 4096));
     assert_eq!(stats.unique, None);
-    let stats_only = EngineOptions {
-        stats: true,
-        ..options(2, 4096)
-    };
+    let stats_only = options(2, 4096).with_stats(true);
     let (out, stats) = run_key(data, &stats_only);
     assert_eq!(out.lines().count(), 8);
     assert_eq!(stats.unique, Some(3));
@@ -360,10 +335,7 @@ fn unique_writes_the_first_record_of_each_key() {
 fn diagnostics_are_capped_with_a_count_of_the_rest() {
     let data = "x\nok\n".repeat(30);
     for (threads, chunk_size) in [(1, 1), (4, 5), (2, 4096)] {
-        let options = EngineOptions {
-            max_diagnostics: 20,
-            ..options(threads, chunk_size)
-        };
+        let options = options(threads, chunk_size).with_max_diagnostics(20);
         let actual = run_engine(&options, &[("f", data.as_bytes())]);
         let text = String::from_utf8(actual.diagnostics).unwrap();
         let lines: Vec<&str> = text.lines().collect();
@@ -378,10 +350,7 @@ fn diagnostics_are_capped_with_a_count_of_the_rest() {
         let report = String::from_utf8(report).unwrap();
         assert!(report.contains("invalid      30\n"), "{report}");
     }
-    let off = EngineOptions {
-        max_diagnostics: 0,
-        ..options(2, 64)
-    };
+    let off = options(2, 64).with_max_diagnostics(0);
     assert!(run_engine(&off, &[("f", data.as_bytes())])
         .diagnostics
         .is_empty());
@@ -527,11 +496,9 @@ fn too_long_prefixes_at_the_prefix_boundary() {
     for chop in [&[][..], &[1], &[3, 50], &[300]] {
         for (threads, chunk_size) in [(1, 1), (2, 7), (2, 100), (3, 4096)] {
             for output in [OutputMode::Tsv, OutputMode::Jsonl] {
-                let options = EngineOptions {
-                    max_line_bytes: 100,
-                    output,
-                    ..options(threads, chunk_size)
-                };
+                let options = options(threads, chunk_size)
+                    .with_max_line_bytes(100)
+                    .with_output(output);
                 let inputs = [("t", &data[..])];
                 let label = format!("{} reads {chop:?}", describe(&options));
                 check(

@@ -15,8 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
-use irinorm::engine::{Engine, EngineOptions, OutputMode, Stats};
-use irinorm::normalize::{Form, Level, Normalizer, Options};
+use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::stream::{Engine, EngineOptions, OutputMode, Stats};
 use irinorm::Error;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
@@ -32,23 +32,19 @@ fn configurations() -> Vec<Options> {
         for form in FORMS {
             for drop_fragment in [false, true] {
                 for nfc in [false, true] {
-                    all.push(Options {
-                        level,
-                        form,
-                        drop_fragment,
-                        nfc,
-                        ..Options::default()
-                    });
+                    all.push(
+                        Options::default()
+                            .with_level(level)
+                            .with_form(form)
+                            .with_drop_fragment(drop_fragment)
+                            .with_nfc(nfc),
+                    );
                 }
             }
         }
     }
     for form in [Form::Uri, Form::Iri] {
-        all.push(Options {
-            form,
-            absolute: true,
-            ..Options::default()
-        });
+        all.push(Options::default().with_form(form).with_absolute(true));
     }
     all
 }
@@ -288,41 +284,22 @@ fn the_fast_path_runs_and_refuses_what_it_must() {
         assert!(!n.is_canonical_fast(no), "{no:?}");
     }
     // Options that only the full ladder handles.
-    let base = Normalizer::new(Options {
-        base: Some("http://example.com/".into()),
-        ..Options::default()
-    })
-    .unwrap();
+    let base =
+        Normalizer::new(Options::default().with_base(Some("http://example.com/".into()))).unwrap();
     assert!(!base.is_canonical_fast("http://example.com/"));
-    let surt = Normalizer::new(Options {
-        form: Form::Surt,
-        ..Options::default()
-    })
-    .unwrap();
+    let surt = Normalizer::new(Options::default().with_form(Form::Surt)).unwrap();
     assert!(!surt.is_canonical_fast("http://example.com/"));
-    let drop = Normalizer::new(Options {
-        drop_fragment: true,
-        ..Options::default()
-    })
-    .unwrap();
+    let drop = Normalizer::new(Options::default().with_drop_fragment(true)).unwrap();
     assert!(drop.is_canonical_fast("http://example.com/"));
     assert!(!drop.is_canonical_fast("http://example.com/#f"));
     // The iri form keeps raw non-ASCII but decodes encoded UTF-8.
-    let iri = Normalizer::new(Options {
-        form: Form::Iri,
-        ..Options::default()
-    })
-    .unwrap();
+    let iri = Normalizer::new(Options::default().with_form(Form::Iri)).unwrap();
     assert!(iri.is_canonical_fast("http://example.com/\u{e9}?\u{E000}"));
     assert!(!iri.is_canonical_fast("http://example.com/%C3%A9"));
     assert!(!iri.is_canonical_fast("http://example.com/\u{E000}"));
     assert!(!iri.is_canonical_fast("http://example.com/\u{202E}"));
     // The string rung only checks validity.
-    let string = Normalizer::new(Options {
-        level: Level::String,
-        ..Options::default()
-    })
-    .unwrap();
+    let string = Normalizer::new(Options::default().with_level(Level::String)).unwrap();
     assert!(string.is_canonical_fast("HTTP://Example.COM:80/a/./b/%7e"));
     assert!(!string.is_canonical_fast("http://example.com/%zz"));
     assert!(!string.without_fast_path().is_canonical_fast("http://a/"));
@@ -330,7 +307,7 @@ fn the_fast_path_runs_and_refuses_what_it_must() {
 
 /// Runs the engine over `input` with `op`.
 fn engine_run(
-    op: &dyn irinorm::engine::Operation,
+    op: &dyn irinorm::stream::Operation,
     input: &[u8],
     options: EngineOptions,
 ) -> (Vec<u8>, Stats) {
@@ -363,15 +340,13 @@ fn check_engine(input: &[u8], small: &[u8], options: &Options) {
     }
     for (input, output, strict, stats, chunk_size) in runs {
         {
-            let eo = EngineOptions {
-                threads: 1,
-                output,
-                strict,
-                stats,
-                chunk_size,
-                max_line_bytes: 300,
-                ..EngineOptions::default()
-            };
+            let eo = EngineOptions::default()
+                .with_threads(1)
+                .with_output(output)
+                .with_strict(strict)
+                .with_stats(stats)
+                .with_chunk_size(chunk_size)
+                .with_max_line_bytes(300);
             let (a, sa) = engine_run(&fast, input, eo.clone());
             let (b, sb) = engine_run(&reference, input, eo);
             assert!(
@@ -411,19 +386,11 @@ fn the_engine_agrees_over_the_corpora() {
     let slice = &all[..cut];
     for options in [
         Options::default(),
-        Options {
-            form: Form::Iri,
-            ..Options::default()
-        },
-        Options {
-            level: Level::String,
-            ..Options::default()
-        },
-        Options {
-            level: Level::Syntax,
-            drop_fragment: true,
-            ..Options::default()
-        },
+        Options::default().with_form(Form::Iri),
+        Options::default().with_level(Level::String),
+        Options::default()
+            .with_level(Level::Syntax)
+            .with_drop_fragment(true),
     ] {
         check_engine(&all, slice, &options);
     }

@@ -19,8 +19,8 @@ mod gen_lib;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 
-use irinorm::convert::to_uri;
-use irinorm::normalize::{Form, Level, Normalizer, Options};
+use irinorm::iri::convert::to_uri;
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 
 struct Rec {
     group: String,
@@ -31,12 +31,7 @@ struct Rec {
 }
 
 fn normalizer(form: Form) -> Normalizer {
-    Normalizer::new(Options {
-        level: Level::Scheme,
-        form,
-        ..Options::default()
-    })
-    .unwrap()
+    Normalizer::new(Options::default().with_level(Level::Scheme).with_form(form)).unwrap()
 }
 
 fn key(n: &Normalizer, s: &str) -> String {

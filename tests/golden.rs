@@ -13,7 +13,7 @@
 //! and commit them with the version bump.
 //!
 //! Each input is read as the command line reads a record: lenient repairs first
-//! ([`irinorm::repair::prepare`]), then the normalizer. An error record is written `!kind`.
+//! ([`irinorm::iri::repair::prepare`]), then the normalizer. An error record is written `!kind`.
 //! The columns are the rungs and forms `string`, `syntax-uri`, `syntax-iri`, `scheme-uri`,
 //! `scheme-iri`.
 //!
@@ -30,8 +30,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::repair::{prepare, Repairs};
+use irinorm::iri::repair::{prepare, Repairs};
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The rungs and forms of the columns, in order.
@@ -64,12 +64,7 @@ impl Keyer {
             normalizers: COLUMNS
                 .iter()
                 .map(|&(_, level, form)| {
-                    Normalizer::new(Options {
-                        level,
-                        form,
-                        ..Options::default()
-                    })
-                    .unwrap()
+                    Normalizer::new(Options::default().with_level(level).with_form(form)).unwrap()
                 })
                 .collect(),
         }
@@ -296,42 +291,30 @@ fn shared_corpora_slice() {
 /// (SPEC §4 "Stability of keys"): a changed key needs a new profile version.
 #[test]
 fn profiles_and_surt() {
-    use irinorm::protocol::Rules;
+    use irinorm::ladder::protocol::Rules;
     use std::sync::Arc;
     let crawler = Arc::new(Rules::profile("crawler@1").expect("crawler@1"));
     let columns: Vec<(&str, Options)> = vec![
         (
             "crawler@1-uri",
-            Options {
-                level: Level::Protocol,
-                rules: Some(crawler.clone()),
-                ..Options::default()
-            },
+            Options::default()
+                .with_level(Level::Protocol)
+                .with_rules(Some(crawler.clone())),
         ),
         (
             "crawler@1-iri",
-            Options {
-                level: Level::Protocol,
-                form: Form::Iri,
-                rules: Some(crawler.clone()),
-                ..Options::default()
-            },
+            Options::default()
+                .with_level(Level::Protocol)
+                .with_form(Form::Iri)
+                .with_rules(Some(crawler.clone())),
         ),
-        (
-            "surt",
-            Options {
-                form: Form::Surt,
-                ..Options::default()
-            },
-        ),
+        ("surt", Options::default().with_form(Form::Surt)),
         (
             "crawler@1-surt",
-            Options {
-                level: Level::Protocol,
-                form: Form::Surt,
-                rules: Some(crawler),
-                ..Options::default()
-            },
+            Options::default()
+                .with_level(Level::Protocol)
+                .with_form(Form::Surt)
+                .with_rules(Some(crawler)),
         ),
     ];
     let normalizers: Vec<Normalizer> = columns

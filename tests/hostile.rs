@@ -1,21 +1,21 @@
 //! Hostile inputs, each with its exact error kind and column, through every entry point of
 //! the library; and the regressions users remember.
 
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::parse::{check, Grammar, IriRef};
-use irinorm::repair::{prepare, RepairKind, Repairs};
+use irinorm::iri::parse::{check, Grammar, IriRef};
+use irinorm::iri::repair::{prepare, RepairKind, Repairs};
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 use irinorm::{to_iri, to_uri, ErrorKind};
 
 const LEVELS: [Level; 3] = [Level::String, Level::Syntax, Level::Scheme];
 const FORMS: [Form; 2] = [Form::Uri, Form::Iri];
 
 fn normalizer(level: Level, form: Form) -> Normalizer {
-    Normalizer::new(Options {
-        strict: true,
-        level,
-        form,
-        ..Options::default()
-    })
+    Normalizer::new(
+        Options::default()
+            .with_strict(true)
+            .with_level(level)
+            .with_form(form),
+    )
     .unwrap()
 }
 

@@ -20,9 +20,9 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use irinorm::engine::{Engine, EngineOptions};
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::protocol::Rules;
+use irinorm::ladder::protocol::Rules;
+use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::stream::{Engine, EngineOptions};
 use irinorm::{Error, ErrorKind};
 
 /// SPEC §8: peak memory under 64 MiB resident at default settings, whatever the input.
@@ -202,11 +202,9 @@ fn a_million_empty_lines_are_a_million_empty_records() {
     let op = |rec: &str, out: &mut String| -> Result<(), Error> { n.normalize_into(rec, out) };
     let engine = Engine::new(
         &op,
-        EngineOptions {
-            threads: 2,
-            chunk_size: 4096,
-            ..EngineOptions::default()
-        },
+        EngineOptions::default()
+            .with_threads(2)
+            .with_chunk_size(4096),
     );
     let input = vec![b'\n'; N as usize];
     let mut out = Vec::new();
@@ -222,12 +220,12 @@ fn all_normalizers() -> Vec<(String, Normalizer)> {
     let mut v = Vec::new();
     for level in [Level::String, Level::Syntax, Level::Scheme, Level::Protocol] {
         for form in [Form::Uri, Form::Iri, Form::Surt] {
-            let n = Normalizer::new(Options {
-                level,
-                form,
-                rules: (level == Level::Protocol).then(|| crawler.clone()),
-                ..Options::default()
-            })
+            let n = Normalizer::new(
+                Options::default()
+                    .with_level(level)
+                    .with_form(form)
+                    .with_rules((level == Level::Protocol).then(|| crawler.clone())),
+            )
             .unwrap();
             v.push((format!("{level:?}/{form:?}"), n));
         }

@@ -1,15 +1,17 @@
-//! The protocol rung (`irinorm::protocol`): one test per rule, the traps named in
+//! The protocol rung (`irinorm::ladder::protocol`): one test per rule, the traps named in
 //! `docs/protocol.md`, rules-file errors, idempotence, and the `crawler` profile measured
 //! against the crawler and WHATWG cases of `../shared/conformance/cases.jsonl`.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::parse::IriRef;
-use irinorm::protocol::{Action, HostScope, ParamFilter, Rule, Rules, SlashPolicy, ValueCondition};
-use irinorm::repair::{prepare_str, Repairs};
-use irinorm::resolve::resolve_components;
+use irinorm::iri::parse::IriRef;
+use irinorm::iri::repair::{prepare_str, Repairs};
+use irinorm::iri::resolve::resolve_components;
+use irinorm::ladder::protocol::{
+    Action, HostScope, ParamFilter, Rule, Rules, SlashPolicy, ValueCondition,
+};
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 use proptest::prelude::*;
 
 fn toml(text: &str) -> Rules {
@@ -785,7 +787,7 @@ proptest! {
     fn apply_is_idempotent_and_keeps_keys_valid(raw in key_strategy()) {
         let everything = toml(EVERYTHING);
         for form in [Form::Uri, Form::Iri] {
-            let n = Normalizer::new(Options { level: Level::Scheme, form, strict: true, ..Options::default() }).unwrap();
+            let n = Normalizer::new(Options::default().with_level(Level::Scheme).with_form(form).with_strict(true)).unwrap();
             let Ok(key) = n.normalize(&raw) else { continue };
             for rules in [&everything, &crawler()] {
                 let once = ap(rules, &key);
@@ -890,12 +892,12 @@ fn crawler_key(input: &str, base: Option<&str>, strict: bool, rules: &Rules) -> 
         }
         None => input,
     };
-    let n = Normalizer::new(Options {
-        strict: true,
-        level: Level::Scheme,
-        form: Form::Uri,
-        ..Options::default()
-    })
+    let n = Normalizer::new(
+        Options::default()
+            .with_strict(true)
+            .with_level(Level::Scheme)
+            .with_form(Form::Uri),
+    )
     .ok()?;
     let key = n.normalize(input).ok()?;
     Some(rules.apply_to_string(&key))

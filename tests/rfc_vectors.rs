@@ -2,24 +2,20 @@
 //! still tests them: RFC 3986 §5.4.1, §5.4.2, §6.2.2, §6.2.3; RFC 3987 §3.1, §3.2.1,
 //! §5.3.2.x, §5.3.3; RFC 5952 §4 and §5 through the normalizer.
 
-use irinorm::normalize::{Form, Level, Normalizer, Options};
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 use irinorm::{to_iri, to_uri};
 
 /// RFC 3986 §5.2 resolution of `reference` against `base`, nothing normalized.
 fn resolve(reference: &str, base: &str, strict: bool) -> String {
-    irinorm::resolve::resolve(reference, base, strict).unwrap()
+    irinorm::iri::resolve::resolve(reference, base, strict).unwrap()
 }
 
 fn key(level: Level, form: Form, s: &str) -> String {
-    Normalizer::new(Options {
-        level,
-        form,
-        ..Options::default()
-    })
-    .unwrap()
-    .normalize(s)
-    .unwrap_or_else(|e| panic!("{s:?}: {e}"))
-    .into_owned()
+    Normalizer::new(Options::default().with_level(level).with_form(form))
+        .unwrap()
+        .normalize(s)
+        .unwrap_or_else(|e| panic!("{s:?}: {e}"))
+        .into_owned()
 }
 
 fn syntax(s: &str) -> String {
@@ -106,11 +102,11 @@ fn rfc3986_5_4_2_abnormal_examples() {
 /// Resolution inside the normalizer (`--base`) gives the §5.4 targets, then normalizes.
 #[test]
 fn rfc3986_5_4_through_the_normalizer_base() {
-    let n = Normalizer::new(Options {
-        level: Level::Syntax,
-        base: Some(BASE.to_owned()),
-        ..Options::default()
-    })
+    let n = Normalizer::new(
+        Options::default()
+            .with_level(Level::Syntax)
+            .with_base(Some(BASE.to_owned())),
+    )
     .unwrap();
     for (r, want) in [
         ("g", "http://a/b/c/g"),
@@ -252,8 +248,8 @@ fn rfc3987_3_1_notes() {
 #[test]
 fn rfc3987_3_1_lenient_mapping_of_forbidden_ascii() {
     let mut scratch = String::new();
-    let mut repairs = irinorm::repair::Repairs::default();
-    let got = irinorm::repair::prepare(
+    let mut repairs = irinorm::iri::repair::Repairs::default();
+    let got = irinorm::iri::repair::prepare(
         b"http://a/<b> c{|}\\^`\"?x#y",
         irinorm::Repair::Lenient,
         &mut scratch,
@@ -262,7 +258,7 @@ fn rfc3987_3_1_lenient_mapping_of_forbidden_ascii() {
     .unwrap();
     assert_eq!(got, "http://a/%3Cb%3E%20c%7B%7C%7D%5C%5E%60%22?x#y");
     let mut scratch = String::new();
-    let got = irinorm::repair::prepare(
+    let got = irinorm::iri::repair::prepare(
         b"http://[::1]/%41#f",
         irinorm::Repair::Lenient,
         &mut scratch,
@@ -371,11 +367,7 @@ fn rfc3987_5_3_2_2_character_normalization() {
             assert_ne!(key(level, form, nfc), key(level, form, nfd));
         }
     }
-    let with_nfc = Normalizer::new(Options {
-        nfc: true,
-        ..Options::default()
-    })
-    .unwrap();
+    let with_nfc = Normalizer::new(Options::default().with_nfc(true)).unwrap();
     assert_eq!(
         with_nfc.normalize(nfd).unwrap(),
         with_nfc.normalize(nfc).unwrap()

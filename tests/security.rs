@@ -15,12 +15,12 @@
 
 use std::sync::Arc;
 
-use irinorm::engine::{Engine, EngineOptions, OutputMode};
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::parse::IriRef;
-use irinorm::path::has_dot_segments;
-use irinorm::protocol::Rules;
-use irinorm::repair::{prepare, Repairs};
+use irinorm::iri::parse::IriRef;
+use irinorm::iri::path::has_dot_segments;
+use irinorm::iri::repair::{prepare, Repairs};
+use irinorm::ladder::protocol::Rules;
+use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::stream::{Engine, EngineOptions, OutputMode};
 use irinorm::{to_iri, to_uri, Error, ErrorKind};
 
 const LEVELS: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];
@@ -37,14 +37,14 @@ fn normalizers() -> Vec<(String, Normalizer)> {
                 if nfc && !matches!(level, Level::Syntax | Level::Scheme) {
                     continue;
                 }
-                let n = Normalizer::new(Options {
-                    strict: true,
-                    level,
-                    form,
-                    nfc,
-                    rules: (level == Level::Protocol).then(|| crawler.clone()),
-                    ..Options::default()
-                })
+                let n = Normalizer::new(
+                    Options::default()
+                        .with_strict(true)
+                        .with_level(level)
+                        .with_form(form)
+                        .with_nfc(nfc)
+                        .with_rules((level == Level::Protocol).then(|| crawler.clone())),
+                )
                 .unwrap();
                 v.push((format!("{level:?}/{form:?}/nfc={nfc}"), n));
             }
@@ -393,18 +393,18 @@ fn a_host_failing_idna_never_gains_an_a_label() {
         "b%C3%BCcher.%C0%AF",
         "b%C3%BCcher.%CD%B8",
     ];
-    let syntax_uri = Normalizer::new(Options {
-        strict: true,
-        level: Level::Syntax,
-        ..Options::default()
-    })
+    let syntax_uri = Normalizer::new(
+        Options::default()
+            .with_strict(true)
+            .with_level(Level::Syntax),
+    )
     .unwrap();
-    let syntax_iri = Normalizer::new(Options {
-        strict: true,
-        level: Level::Syntax,
-        form: Form::Iri,
-        ..Options::default()
-    })
+    let syntax_iri = Normalizer::new(
+        Options::default()
+            .with_strict(true)
+            .with_level(Level::Syntax)
+            .with_form(Form::Iri),
+    )
     .unwrap();
     let hosts = raw_hosts.iter().map(|h| (*h, true));
     for (h, raw) in hosts.chain(encoded_hosts.iter().map(|h| (*h, false))) {
@@ -496,11 +496,9 @@ fn a_nul_in_a_line_is_a_control_error_record() {
     let op = |rec: &str, out: &mut String| -> Result<(), Error> { op.normalize_into(rec, out) };
     let engine = Engine::new(
         &op,
-        EngineOptions {
-            threads: 2,
-            output: OutputMode::Tsv,
-            ..EngineOptions::default()
-        },
+        EngineOptions::default()
+            .with_threads(2)
+            .with_output(OutputMode::Tsv),
     );
     let mut out = Vec::new();
     let stats = engine
@@ -582,12 +580,10 @@ fn unique_never_drops_a_distinct_key() {
     let op = |rec: &str, out: &mut String| -> Result<(), Error> { n.normalize_into(rec, out) };
     let engine = Engine::new(
         &op,
-        EngineOptions {
-            threads: 2,
-            chunk_size: 64 * 1024,
-            unique: true,
-            ..EngineOptions::default()
-        },
+        EngineOptions::default()
+            .with_threads(2)
+            .with_chunk_size(64 * 1024)
+            .with_unique(true),
     );
     let mut out = Vec::new();
     let stats = engine.run(input.as_bytes(), &mut out).unwrap();
@@ -647,13 +643,13 @@ fn fuzz_protocol_strip_trailing_dot_is_idempotent() {
 fn fuzz_protocol_dropped_path_parameter_leaves_no_dot_segment() {
     let crawler = Arc::new(Rules::profile("crawler").unwrap());
     for form in [Form::Uri, Form::Iri] {
-        let n = Normalizer::new(Options {
-            strict: true,
-            level: Level::Protocol,
-            form,
-            rules: Some(crawler.clone()),
-            ..Options::default()
-        })
+        let n = Normalizer::new(
+            Options::default()
+                .with_strict(true)
+                .with_level(Level::Protocol)
+                .with_form(form)
+                .with_rules(Some(crawler.clone())),
+        )
         .unwrap();
         for (input, want) in [
             ("http://a/.;jsessionid=1/x", "http://a/x"),
@@ -676,13 +672,13 @@ fn fuzz_protocol_dropped_path_parameter_leaves_no_dot_segment() {
 fn fuzz_nfc_never_composes_a_hex_digit_or_a_delimiter() {
     for level in [Level::Syntax, Level::Scheme] {
         for form in [Form::Uri, Form::Iri] {
-            let n = Normalizer::new(Options {
-                strict: true,
-                level,
-                form,
-                nfc: true,
-                ..Options::default()
-            })
+            let n = Normalizer::new(
+                Options::default()
+                    .with_strict(true)
+                    .with_level(level)
+                    .with_form(form)
+                    .with_nfc(true),
+            )
             .unwrap();
             let ctx = format!("{level:?} {form:?}");
             let k = n.normalize("fooo:/.//%CC\u{301}").unwrap().into_owned();
@@ -746,13 +742,13 @@ fn fuzz_nfc_never_composes_a_hex_digit_or_a_delimiter() {
 fn fuzz_protocol_value_length_is_the_same_in_both_forms() {
     let crawler = Arc::new(Rules::profile("crawler").unwrap());
     let n = |form| {
-        Normalizer::new(Options {
-            strict: true,
-            level: Level::Protocol,
-            form,
-            rules: Some(crawler.clone()),
-            ..Options::default()
-        })
+        Normalizer::new(
+            Options::default()
+                .with_strict(true)
+                .with_level(Level::Protocol)
+                .with_form(form)
+                .with_rules(Some(crawler.clone())),
+        )
         .unwrap()
     };
     let (uri, iri) = (n(Form::Uri), n(Form::Iri));

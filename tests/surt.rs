@@ -1,4 +1,4 @@
-//! SURT keys (`irinorm::surt`): unit cases, the `crawler-surt` conformance cases whose
+//! SURT keys (`irinorm::ladder::surt`): unit cases, the `crawler-surt` conformance cases whose
 //! canonicalization irinorm shares, and properties over `../shared/corpora`.
 //!
 //! With `IRINORM_SURT_DUMP=DIR` set, `surts_over_the_corpora` also writes one JSON line per
@@ -9,10 +9,10 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::protocol::{Action, Rule, Rules};
-use irinorm::repair::{prepare_str, Repairs};
-use irinorm::surt::{surt, write_surt, write_surt_with, SurtOptions};
+use irinorm::iri::repair::{prepare_str, Repairs};
+use irinorm::ladder::protocol::{Action, Rule, Rules};
+use irinorm::ladder::surt::{surt, write_surt, write_surt_with, SurtOptions};
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 
 fn with(key: &str, options: SurtOptions) -> String {
     let mut out = String::new();
@@ -228,11 +228,11 @@ fn surts_over_the_corpora() {
     if let Some(d) = &dump {
         std::fs::create_dir_all(d).expect("create the dump directory");
     }
-    let n = Normalizer::new(Options {
-        level: Level::Scheme,
-        form: Form::Uri,
-        ..Options::default()
-    })
+    let n = Normalizer::new(
+        Options::default()
+            .with_level(Level::Scheme)
+            .with_form(Form::Uri),
+    )
     .unwrap();
     let crawler = Rules::profile("crawler").unwrap();
     let mut www = crawler.rules().to_vec();
@@ -337,7 +337,7 @@ kind = "sort-params"
 fn check_surt(key: &str, s: &str) {
     assert!(s.is_ascii(), "{key} -> {s}");
     assert_eq!(s, s.to_ascii_lowercase(), "{key}");
-    let v = irinorm::parse::IriRef::parse(key).unwrap();
+    let v = irinorm::iri::parse::IriRef::parse(key).unwrap();
     if let Some(host) = v.host() {
         let close = s
             .find(')')

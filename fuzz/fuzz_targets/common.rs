@@ -5,8 +5,8 @@
 
 #![allow(dead_code)]
 
-use irinorm::normalize::Level;
-use irinorm::repair::{prepare, Repairs};
+use irinorm::ladder::Level;
+use irinorm::iri::repair::{prepare, Repairs};
 use irinorm::{to_uri, ErrorKind};
 
 /// The record the command line would parse for the raw bytes `data` (lenient mode):

@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use irinorm::parse::{check, Grammar, IriRef};
+use irinorm::iri::parse::{check, Grammar, IriRef};
 use irinorm::{to_iri, to_uri};
 use libfuzzer_sys::fuzz_target;
 

@@ -4,8 +4,8 @@
 
 #![no_main]
 
-use irinorm::parse::{check, Grammar, IriRef};
-use irinorm::repair::{prepare, Repairs};
+use irinorm::iri::parse::{check, Grammar, IriRef};
+use irinorm::iri::repair::{prepare, Repairs};
 use libfuzzer_sys::fuzz_target;
 
 const GRAMMARS: [Grammar; 6] = [

@@ -12,9 +12,9 @@
 mod common;
 
 use common::*;
-use irinorm::parse::{check, Grammar, IriRef};
-use irinorm::path::has_dot_segments;
-use irinorm::resolve;
+use irinorm::iri::parse::{check, Grammar, IriRef};
+use irinorm::iri::path::has_dot_segments;
+use irinorm::iri::resolve;
 use libfuzzer_sys::fuzz_target;
 
 const RFC_BASE: &str = "http://a/b/c/d;p?q";

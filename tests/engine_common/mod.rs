@@ -7,8 +7,8 @@
 
 use std::collections::HashSet;
 
-use irinorm::engine::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
-use irinorm::repair::{self, Repairs};
+use irinorm::iri::repair::{self, Repairs};
+use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
 use irinorm::{Error, ErrorKind};
 
 /// The test operation: uppercases ASCII letters; rejects a record holding `x` (a syntax
@@ -263,7 +263,7 @@ pub fn run_engine_chopped(
                 sizes: chop.to_vec(),
                 turn: 0,
             };
-            irinorm::input::Input::from_reader(*name, reader)
+            irinorm::stream::input::Input::from_reader(*name, reader)
         })
         .collect();
     let mut output = Vec::new();
@@ -369,13 +369,13 @@ pub fn option_grid(base: &EngineOptions) -> Vec<EngineOptions> {
         for chunk_size in [1, 7, 64, 4096, 1 << 20, 4 << 20] {
             for output in [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl] {
                 for on_error in [OnError::Mark, OnError::Skip] {
-                    grid.push(EngineOptions {
-                        threads,
-                        chunk_size,
-                        output,
-                        on_error,
-                        ..base.clone()
-                    });
+                    grid.push(
+                        base.clone()
+                            .with_threads(threads)
+                            .with_chunk_size(chunk_size)
+                            .with_output(output)
+                            .with_on_error(on_error),
+                    );
                 }
             }
         }

@@ -15,7 +15,7 @@
 //! Nothing here sees brackets, userinfo or a port: callers strip the `[` `]` around an
 //! IP literal and split the `:port` off before calling in.
 
-use crate::chars;
+use crate::iri::chars;
 use idna::uts46::{verify_dns_length, AsciiDenyList, DnsLength, ErrorPolicy, Hyphens, Uts46};
 
 // ---------------------------------------------------------------------------------------

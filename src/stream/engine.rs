@@ -66,24 +66,23 @@ use std::thread;
 use std::time::Instant;
 
 use crossbeam_channel::{bounded, Receiver, Sender};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::error::{Error, ErrorKind};
-use crate::input::{self, Input};
-use crate::normalize::Notes;
-use crate::output::{write_diagnostic, write_record};
-use crate::repair::{self, Repair};
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::repair::{self, Repair};
+use crate::ladder::Notes;
+use crate::stream::input::{self, Input};
+use crate::stream::output::{write_diagnostic, write_record};
 
-pub use crate::output::{OutputMode, Stats};
+pub use crate::stream::output::{OutputMode, Stats};
 
 /// What the engine runs on every record: one of the library's operations (normalize, check,
 /// to-uri, to-iri, resolve), already configured.
 ///
 /// The engine hands each record that [`Operation::pass_through`] did not take to
 /// [`Operation::apply_raw`], which prepares it (trims and repairs it, unless the run is
-/// strict: [`crate::repair::prepare`]) and applies [`Operation::apply`] to the result. The
+/// strict: [`crate::iri::repair::prepare`]) and applies [`Operation::apply`] to the result. The
 /// normalizer replaces `apply_raw` with its own record entry point
-/// ([`Normalizer::normalize_record_into`](crate::normalize::Normalizer::normalize_record_into)),
+/// ([`Normalizer::normalize_record_into`](crate::ladder::Normalizer::normalize_record_into)),
 /// so that the command line and the library give the same key for the same line.
 pub trait Operation: Sync {
     /// Appends the result for one prepared record to `out`.
@@ -136,7 +135,7 @@ pub trait Operation: Sync {
     /// An implementation may return `Some(n)` only where `rest[..n]` is the whole record (it
     /// is not empty and does not end in a carriage return, and `rest[n..]` is empty or starts
     /// with a line feed or with a carriage return and a line feed),
-    /// [`crate::repair::prepare`] (strict or not) would return it unchanged and without
+    /// [`crate::iri::repair::prepare`] (strict or not) would return it unchanged and without
     /// repairs, and `apply` would then succeed and append exactly it. `None` is always
     /// correct; it is the default.
     #[inline]
@@ -212,6 +211,7 @@ pub enum OnError {
 
 /// The settings of an [`Engine`]. [`Default`] gives the command line's defaults.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct EngineOptions {
     /// Worker threads; 0 means one per available core.
     pub threads: usize,
@@ -241,9 +241,19 @@ pub struct EngineOptions {
     /// How many invalid records are reported on the diagnostics writer (default 20), the
     /// first ones in input order; a final line counts the rest. 0 turns diagnostics off.
     pub max_diagnostics: usize,
-    /// Show a progress bar on standard error when the total input size is known.
-    pub progress: bool,
 }
+
+crate::ladder::options::setters!(EngineOptions {
+    threads: usize => with_threads,
+    chunk_size: usize => with_chunk_size,
+    output: OutputMode => with_output,
+    on_error: OnError => with_on_error,
+    strict: bool => with_strict,
+    max_line_bytes: usize => with_max_line_bytes,
+    unique: bool => with_unique,
+    stats: bool => with_stats,
+    max_diagnostics: usize => with_max_diagnostics,
+});
 
 impl EngineOptions {
     /// Whether records are repaired before the operation runs (from `strict`).
@@ -268,7 +278,6 @@ impl Default for EngineOptions {
             unique: false,
             stats: false,
             max_diagnostics: 20,
-            progress: false,
         }
     }
 }
@@ -359,7 +368,7 @@ impl std::error::Error for RunError {
 /// Runs an [`Operation`] over line-oriented input, in parallel, writing results in order.
 ///
 /// ```
-/// use irinorm::engine::{Engine, EngineOptions, OutputMode};
+/// use irinorm::stream::{Engine, EngineOptions, OutputMode};
 /// use irinorm::{Error, ErrorKind};
 ///
 /// // An operation: lowercase ASCII, and reject records that contain a '!'.
@@ -370,7 +379,7 @@ impl std::error::Error for RunError {
 ///     out.push_str(&record.to_ascii_lowercase());
 ///     Ok(())
 /// };
-/// let options = EngineOptions { output: OutputMode::Key, ..EngineOptions::default() };
+/// let options = EngineOptions::default().with_output(OutputMode::Key);
 /// let engine = Engine::new(&op, options);
 ///
 /// let mut out = Vec::new();
@@ -382,12 +391,49 @@ impl std::error::Error for RunError {
 pub struct Engine<'a> {
     op: &'a dyn Operation,
     options: EngineOptions,
+    progress: Option<&'a dyn Progress>,
+}
+
+/// Told how far a run has read, for a progress display (the command line draws a bar on a
+/// terminal). Counts are of stored bytes, so they end at the inputs' total size even when
+/// the inputs are compressed.
+pub trait Progress: Sync {
+    /// The run starts; `total` is the inputs' stored size when every size is known.
+    fn start(&self, total: Option<u64>);
+    /// `bytes` more bytes were read.
+    fn advance(&self, bytes: u64);
+    /// The run has ended.
+    fn finish(&self);
+}
+
+/// A reader that reports what it reads to a [`Progress`].
+struct Counted<'p, R> {
+    inner: R,
+    progress: &'p dyn Progress,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.progress.advance(n as u64);
+        Ok(n)
+    }
 }
 
 impl<'a> Engine<'a> {
     /// An engine that runs `op` with `options`.
     pub fn new(op: &'a dyn Operation, options: EngineOptions) -> Self {
-        Engine { op, options }
+        Engine {
+            op,
+            options,
+            progress: None,
+        }
+    }
+
+    /// The same engine, reporting how far it has read to `progress`.
+    pub fn with_progress(mut self, progress: &'a dyn Progress) -> Self {
+        self.progress = Some(progress);
+        self
     }
 
     /// The engine's settings.
@@ -457,7 +503,10 @@ impl<'a> Engine<'a> {
             .build()
             .map_err(|e| RunError::Threads(e.to_string()))?;
         let names: Vec<String> = sources.iter().map(|s| s.name.clone()).collect();
-        let progress = self.progress_bar(&sources);
+        let progress = self.progress;
+        if let Some(p) = progress {
+            p.start(sources.iter().map(|s| s.size).sum::<Option<u64>>());
+        }
 
         let (work_tx, work_rx) = bounded::<Chunk>(in_flight);
         let (done_tx, done_rx) = bounded::<Chunk>(in_flight);
@@ -491,7 +540,6 @@ impl<'a> Engine<'a> {
         };
 
         let (read_result, write_result) = thread::scope(|scope| {
-            let progress = progress.clone();
             let reading = scope.spawn(move || reader.run(sources, progress));
             let stop = &stop;
             scope.spawn(move || {
@@ -505,8 +553,8 @@ impl<'a> Engine<'a> {
             };
             (read_result, write_result)
         });
-        if let Some(bar) = progress {
-            bar.finish_and_clear();
+        if let Some(p) = progress {
+            p.finish();
         }
 
         write_result?;
@@ -516,21 +564,6 @@ impl<'a> Engine<'a> {
         stats.input_bytes = input_bytes;
         stats.elapsed = started.elapsed();
         Ok(stats)
-    }
-
-    /// A progress bar over the inputs' stored sizes, when asked for and all are known.
-    fn progress_bar(&self, sources: &[Source<'_>]) -> Option<ProgressBar> {
-        if !self.options.progress {
-            return None;
-        }
-        let total = sources.iter().map(|s| s.size).sum::<Option<u64>>()?;
-        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        if let Ok(style) = ProgressStyle::with_template(
-            "{wide_bar} {bytes}/{total_bytes} {binary_bytes_per_sec} {eta}",
-        ) {
-            bar.set_style(style);
-        }
-        Some(bar)
     }
 
     /// The worker loop: process chunks until the reader is done or the run stops.
@@ -1055,14 +1088,16 @@ impl Reader<'_> {
     fn run(
         mut self,
         sources: Vec<Source<'_>>,
-        progress: Option<ProgressBar>,
+        progress: Option<&dyn Progress>,
     ) -> Result<u64, RunError> {
         for (index, source) in sources.into_iter().enumerate() {
             let Source { name, reader, .. } = source;
-            // The bar counts stored bytes, so it ends at the files' total size even when they
-            // are compressed.
-            let reader: Box<dyn Read + Send + '_> = match &progress {
-                Some(bar) => Box::new(bar.wrap_read(reader)),
+            // Progress counts stored bytes, before decompression.
+            let reader: Box<dyn Read + Send + '_> = match progress {
+                Some(progress) => Box::new(Counted {
+                    inner: reader,
+                    progress,
+                }),
                 None => reader,
             };
             let result = input::decode(reader)

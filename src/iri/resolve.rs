@@ -1,54 +1,8 @@
 //! Reference resolution (RFC 3986 §5.2, RFC 3987 §6.5) and recomposition (RFC 3986 §5.3).
 
-use crate::error::{Error, ErrorKind};
-use crate::parse::IriRef;
-
-/// The five components of a reference as RFC 3986 §5.2 names them, each `None` when the
-/// component (with its delimiter) is absent. `path` is always present, possibly empty.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Components<'a> {
-    /// The scheme, without its `:`.
-    pub scheme: Option<&'a str>,
-    /// The authority, without its leading `//`.
-    pub authority: Option<&'a str>,
-    /// The path (possibly empty).
-    pub path: &'a str,
-    /// The query, without its `?`.
-    pub query: Option<&'a str>,
-    /// The fragment, without its `#`.
-    pub fragment: Option<&'a str>,
-}
-
-impl<'a> Components<'a> {
-    /// Recomposes the components into a reference, appending it to `out`, following
-    /// RFC 3986 §5.3: `scheme ":"`, `"//" authority`, the path, `"?" query`, `"#" fragment`,
-    /// each only when defined. Components are written exactly as given (no case folding,
-    /// no encoding, no dot removal).
-    ///
-    /// One rule is added to §5.3: when there is no authority and the path starts with
-    /// `//`, `/.` is written before the path (so `a:` + path `//x` gives `a:/.//x`). Without
-    /// it the result would be re-read as having an authority (`a://x`); `/.//x` is the same
-    /// path once its dot segments are removed (RFC 3986 §5.2.4), so this is stable under
-    /// re-normalization.
-    ///
-    /// No other fix-up is made: an authority with a non-empty path that does not start with
-    /// `/`, or a scheme-less reference whose first path segment contains `:` (RFC 3986
-    /// §4.2), is written as is.
-    pub fn write(&self, out: &mut String) {
-        if let Some(scheme) = self.scheme {
-            out.push_str(scheme);
-            out.push(':');
-        }
-        if let Some(authority) = self.authority {
-            out.push_str("//");
-            out.push_str(authority);
-        } else if self.path.starts_with("//") {
-            out.push_str("/.");
-        }
-        out.push_str(self.path);
-        write_query_fragment(self.query, self.fragment, out);
-    }
-}
+use crate::iri::components::{write_query_fragment, Components};
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::parse::IriRef;
 
 /// Resolves `reference` against `base` (RFC 3986 §5.2, which RFC 3987 §6.5 applies to IRIs
 /// unchanged) and appends the target reference, recomposed as in RFC 3986 §5.3, to `out`.
@@ -59,7 +13,7 @@ impl<'a> Components<'a> {
 ///   `http://a/b/c/g`); with `strict` true it is kept (`http:g`).
 /// * §5.2.3 (merge paths), including the base with an authority and an empty path, whose
 ///   merge is `/` followed by the reference path.
-/// * §5.2.4 (remove dot segments) via [`crate::path::remove_dot_segments`]. Only segments
+/// * §5.2.4 (remove dot segments) via [`crate::iri::path::remove_dot_segments`]. Only segments
 ///   that are exactly `.` or `..` count; percent-encoded dots (`%2E`) are not dot segments.
 /// * §5.3 (recomposition), with the extra rule of [`Components::write`]: with no authority,
 ///   a path starting with `//` is written after `/.`.
@@ -127,8 +81,8 @@ pub fn resolve_components(
     let path_start = out.len();
     match path {
         TargetPath::Verbatim(p) => out.push_str(p),
-        TargetPath::RemoveDots(p) => crate::path::remove_dot_segments(p, out),
-        TargetPath::Merge(dir, p) => crate::path::remove_dot_segments_merged(dir, p, out),
+        TargetPath::RemoveDots(p) => crate::iri::path::remove_dot_segments(p, out),
+        TargetPath::Merge(dir, p) => crate::iri::path::remove_dot_segments_merged(dir, p, out),
     }
     if authority.is_none() && out[path_start..].starts_with("//") {
         out.insert_str(path_start, "/.");
@@ -158,18 +112,6 @@ fn merge_dir<'b>(base: &Components<'b>) -> &'b str {
             Some(i) => &base.path[..=i],
             None => "",
         }
-    }
-}
-
-/// Appends `"?" query` and `"#" fragment` when defined (RFC 3986 §5.3).
-fn write_query_fragment(query: Option<&str>, fragment: Option<&str>, out: &mut String) {
-    if let Some(query) = query {
-        out.push('?');
-        out.push_str(query);
-    }
-    if let Some(fragment) = fragment {
-        out.push('#');
-        out.push_str(fragment);
     }
 }
 

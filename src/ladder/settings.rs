@@ -9,11 +9,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::error::Error;
-use crate::normalize::{Form, Level, Normalizer, Options};
-use crate::protocol::Rules;
+use crate::iri::error::Error;
+use crate::ladder::protocol::Rules;
+use crate::ladder::{Form, Level, Normalizer, Options};
 
-/// Protocol rules as TOML text (the schema is in [`crate::protocol`]), with the name of
+/// Protocol rules as TOML text (the schema is in [`crate::ladder::protocol`]), with the name of
 /// where the text came from, for messages.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RulesText {
@@ -71,24 +71,6 @@ impl fmt::Display for SettingsError {
 }
 
 impl std::error::Error for SettingsError {}
-
-impl Level {
-    /// The level of a command-line name ([`Level::name`]).
-    pub fn from_name(name: &str) -> Option<Level> {
-        [Level::String, Level::Syntax, Level::Scheme, Level::Protocol]
-            .into_iter()
-            .find(|l| l.name() == name)
-    }
-}
-
-impl Form {
-    /// The form of a command-line name ([`Form::name`]).
-    pub fn from_name(name: &str) -> Option<Form> {
-        [Form::Uri, Form::Iri, Form::Surt]
-            .into_iter()
-            .find(|f| f.name() == name)
-    }
-}
 
 impl Settings {
     /// The rules the settings name, if any.

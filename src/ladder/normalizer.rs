@@ -6,7 +6,7 @@
 //! - [`Level::Syntax`] (§5.3.2, RFC 3986 §6.2.2): scheme and ASCII hosts lowercased,
 //!   percent-encoding hex uppercased, unreserved characters decoded, dot segments removed,
 //!   an empty port dropped. Reserved characters and `%25` are never decoded.
-//! - [`Level::Scheme`] (§5.3.3, RFC 3986 §6.2.3): the rows of [`crate::scheme`]: default
+//! - [`Level::Scheme`] (§5.3.3, RFC 3986 §6.2.3): the rows of [`crate::iri::scheme`]: default
 //!   ports, empty paths, IDNA for DNS hosts, RFC 5952 IPv6 text, `file://localhost`,
 //!   `mailto:` domains and `urn:` NIDs.
 //!
@@ -20,98 +20,20 @@
 
 use std::borrow::Cow;
 use std::cell::RefCell;
-use std::sync::Arc;
 
 use unicode_normalization::UnicodeNormalization;
 
-use crate::engine::Operation;
-use crate::error::{Error, ErrorKind, Warning, WarningKind};
-use crate::fast::FastPath;
-use crate::host::{self, HostForm};
-use crate::parse::{HostKind, IriRef};
-use crate::path;
-use crate::percent::{self, Recode};
-use crate::protocol::Rules;
-use crate::repair::{self, Repair, Repairs};
-use crate::resolve;
-use crate::scheme::{self, SchemeRule, Special};
-use crate::surt;
-
-/// The rung of the comparison ladder (RFC 3987 §5.3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub enum Level {
-    /// Simple string comparison (§5.3.1).
-    String,
-    /// Syntax-based normalization (§5.3.2).
-    Syntax,
-    /// Scheme-based normalization (§5.3.3), the default.
-    #[default]
-    Scheme,
-    /// Protocol-based normalization (§5.3.4): the scheme rung, then the configured
-    /// [`Rules`] (crawler heuristics; see [`crate::protocol`]).
-    Protocol,
-}
-
-impl Level {
-    /// The command-line name of the level.
-    pub fn name(self) -> &'static str {
-        match self {
-            Level::String => "string",
-            Level::Syntax => "syntax",
-            Level::Scheme => "scheme",
-            Level::Protocol => "protocol",
-        }
-    }
-}
-
-/// The form in which keys are written (SPEC §5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Form {
-    /// ASCII only: non-ASCII characters percent-encoded, DNS hosts as A-labels.
-    #[default]
-    Uri,
-    /// Percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows; DNS hosts as U-labels.
-    Iri,
-    /// The SURT of the `uri` key (host labels reversed and comma-joined, `)` before the
-    /// path, lowercased), as web-archive indexes sort by; see [`crate::surt`].
-    Surt,
-}
-
-impl Form {
-    /// The command-line name of the form.
-    pub fn name(self) -> &'static str {
-        match self {
-            Form::Uri => "uri",
-            Form::Iri => "iri",
-            Form::Surt => "surt",
-        }
-    }
-}
-
-/// What a [`Normalizer`] does.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Options {
-    /// The rung of the ladder.
-    pub level: Level,
-    /// The form of the key.
-    pub form: Form,
-    /// Remove the fragment (RFC 3987 §5.1: comparisons that select a network action
-    /// exclude fragments).
-    pub drop_fragment: bool,
-    /// Apply Unicode NFC to the record first (RFC 3987 §3.1 step 1, for text converted from
-    /// non-Unicode or non-digital sources; §5.3.2.2 says not to apply it otherwise).
-    pub nfc: bool,
-    /// Reject relative references (kind `relative`) instead of normalizing them alone.
-    pub absolute: bool,
-    /// Resolve relative references against this absolute IRI first (RFC 3986 §5.2).
-    pub base: Option<String>,
-    /// The rules of the protocol rung (used at [`Level::Protocol`]; none means no rule).
-    pub rules: Option<Arc<Rules>>,
-    /// With [`Form::Surt`], write the scheme too (`http://(com,example,)/`).
-    pub surt_scheme: bool,
-    /// No trimming and no lenient repairs: each record must be the exact IRI (`--strict`).
-    pub strict: bool,
-}
+use crate::iri::error::{Error, ErrorKind, Warning, WarningKind};
+use crate::iri::host::{self, HostForm};
+use crate::iri::parse::{HostKind, IriRef};
+use crate::iri::path;
+use crate::iri::percent::{self, Recode};
+use crate::iri::repair::{self, Repair, Repairs};
+use crate::iri::resolve;
+use crate::iri::scheme::{self, SchemeRule, Special};
+use crate::ladder::fast::FastPath;
+use crate::ladder::options::{Form, Level, Options};
+use crate::ladder::surt;
 
 /// One change that a rule made to a record, as reported by [`Normalizer::explain`].
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -215,7 +137,7 @@ fn record_step(
 ///
 /// Every method takes a raw record, as a line of input holds it: unless
 /// [`Options::strict`] is set, it is trimmed and the lenient repairs are made first
-/// ([`crate::repair`]), exactly as the command line does, so the library, the command line
+/// ([`crate::iri::repair`]), exactly as the command line does, so the library, the command line
 /// and the Python package give the same key for the same line.
 ///
 /// ```
@@ -230,7 +152,7 @@ fn record_step(
 #[derive(Clone, Debug)]
 pub struct Normalizer {
     options: Options,
-    /// What the fast path may copy through (see [`crate::fast`]).
+    /// What the fast path may copy through (see [`crate::ladder::fast`]).
     fast: FastPath,
 }
 
@@ -347,6 +269,7 @@ impl Normalizer {
     /// stray octets are a repair, or an error when strict), under the engine's `repair`,
     /// without asking the fast path about a raw record given as text: the engine has asked
     /// it already.
+    #[cfg(feature = "stream")]
     pub(crate) fn normalize_raw_into(
         &self,
         raw: &[u8],
@@ -440,6 +363,21 @@ impl Normalizer {
         }
     }
 
+    /// The length of the raw record at the start of `rest` (text up to a line feed, which
+    /// more lines may follow) when it already is its own key and the fast path sees it: one
+    /// pass, no parsing (SPEC §8). `None` says nothing: the record may still be canonical.
+    #[inline]
+    pub fn canonical_line(&self, rest: &str) -> Option<usize> {
+        self.fast.accepts_line(rest)
+    }
+
+    /// The longest run of whole lines at the start of `rest` that [`Normalizer::canonical_line`]
+    /// takes, each at most `max_line` bytes and ended by a line feed alone: its length in
+    /// bytes, line feeds included, and its number of lines.
+    pub fn canonical_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        self.fast.accepts_lines(rest, max_line)
+    }
+
     /// Whether the fast path copies `input` through as its own key (SPEC §8): `true` only
     /// where the full ladder gives the same bytes, with no error or warning. For tests and
     /// benchmarks; not a stable API.
@@ -513,7 +451,7 @@ impl Normalizer {
             // NFC applies to the characters the record stands for, so percent-encoded UTF-8
             // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise
             // an IRI-form key, which shows those characters raw, would not be stable.
-            let decoded = crate::convert::to_iri(input)?;
+            let decoded = crate::iri::convert::to_iri(input)?;
             if !decoded.is_ascii() {
                 scratch.nfc.clear();
                 nfc_between_delimiters(&decoded, &mut scratch.nfc);
@@ -877,38 +815,6 @@ fn may_hold_dot_segment(p: &str) -> bool {
     memchr::memchr(b'.', b).is_some()
         || memchr::memmem::find(b, b"%2E").is_some()
         || memchr::memmem::find(b, b"%2e").is_some()
-}
-
-/// The normalizer as an engine operation: records that the fast path accepts are copied
-/// through by the engine itself, before any repair or parsing.
-impl Operation for Normalizer {
-    fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
-        self.normalize_record_into(record, out, &mut Notes::default())
-    }
-
-    /// The normalizer's own record entry point, under the engine's repair policy (the
-    /// command line gives both the same `--strict`); the engine has asked `pass_through`
-    /// (the fast path) about a raw record given as text, so that one goes straight to the
-    /// full ladder unless the repairs changed it.
-    fn apply_raw(
-        &self,
-        raw: &[u8],
-        text: Option<&str>,
-        repair: Repair,
-        out: &mut String,
-        notes: &mut Notes,
-    ) -> Result<(), Error> {
-        self.normalize_raw_into(raw, text, repair, out, notes)
-    }
-
-    #[inline]
-    fn pass_through(&self, rest: &str) -> Option<usize> {
-        self.fast.accepts_line(rest)
-    }
-
-    fn pass_through_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        self.fast.accepts_lines(rest, max_line)
-    }
 }
 
 /// Appends the NFC of `text` to `out`, one run at a time between the ASCII characters that

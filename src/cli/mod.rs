@@ -6,16 +6,18 @@ use std::io::{self, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod progress;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::convert;
-use crate::engine::{Engine, EngineOptions, OnError, Operation, OutputMode, RunError};
-use crate::error::Error;
-use crate::input::Input;
-use crate::normalize::{Level, Normalizer, Options};
-use crate::parse::{self, Grammar, IriRef};
-use crate::resolve;
-use crate::settings::{RulesText, Settings};
+use irinorm::iri::convert;
+use irinorm::iri::error::Error;
+use irinorm::iri::parse::{self, Grammar, IriRef};
+use irinorm::iri::resolve;
+use irinorm::ladder::settings::{RulesText, Settings};
+use irinorm::ladder::{Level, Normalizer, Options};
+use irinorm::stream::input::Input;
+use irinorm::stream::{Engine, EngineOptions, OnError, Operation, OutputMode, RunError};
 
 /// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
 #[derive(Parser, Debug)]
@@ -298,28 +300,24 @@ fn key_settings(a: &NormalizeArgs) -> Result<Settings, String> {
             text: std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
         }),
     };
-    Ok(Settings {
-        level: a.level.map(|l| l.name().to_owned()),
-        form: Some(a.form.name().to_owned()),
-        profile: a.profile.clone(),
-        rules,
-        drop_fragment: a.drop_fragment,
-        nfc: a.nfc,
-        base: a.base.clone(),
-        strict: a.shared.strict,
-        absolute: a.absolute,
-        surt_scheme: a.surt_scheme,
-    })
+    let mut s = Settings::default();
+    s.level = a.level.map(|l| l.name().to_owned());
+    s.form = Some(a.form.name().to_owned());
+    s.profile = a.profile.clone();
+    s.rules = rules;
+    s.drop_fragment = a.drop_fragment;
+    s.nfc = a.nfc;
+    s.base = a.base.clone();
+    s.strict = a.shared.strict;
+    s.absolute = a.absolute;
+    s.surt_scheme = a.surt_scheme;
+    Ok(s)
 }
 
 /// The lowest rung at which `a` and `b` have the same key.
 fn compare(a: &str, b: &str) -> Result<ExitCode, String> {
     for level in [Level::String, Level::Syntax, Level::Scheme] {
-        let n = Normalizer::new(Options {
-            level,
-            ..Options::default()
-        })
-        .map_err(|e| e.to_string())?;
+        let n = Normalizer::new(Options::default().with_level(level)).map_err(|e| e.to_string())?;
         let ka = n.normalize(a).map_err(|e| format!("A: {e}"))?;
         let kb = n.normalize(b).map_err(|e| format!("B: {e}"))?;
         if ka == kb {
@@ -336,30 +334,28 @@ fn engine_options(shared: &SharedArgs) -> EngineOptions {
     // engine passes a line on as soon as a chunk is full, so make a chunk one byte.
     let interactive = io::stdin().is_terminal()
         && (shared.files.is_empty() || shared.files.iter().any(|f| f.as_os_str() == "-"));
-    EngineOptions {
-        threads: shared.threads,
-        chunk_size: if interactive {
+    EngineOptions::default()
+        .with_threads(shared.threads)
+        .with_chunk_size(if interactive {
             1
         } else {
             shared.chunk_size.max(1)
-        },
-        output: match shared.output {
+        })
+        .with_output(match shared.output {
             OutputArg::Key => OutputMode::Key,
             OutputArg::Tsv => OutputMode::Tsv,
             OutputArg::Jsonl => OutputMode::Jsonl,
-        },
-        on_error: match shared.on_error {
+        })
+        .with_on_error(match shared.on_error {
             OnErrorArg::Mark => OnError::Mark,
             OnErrorArg::Skip => OnError::Skip,
             OnErrorArg::Fail => OnError::Fail,
-        },
-        strict: shared.strict,
-        max_line_bytes: shared.max_line_bytes.max(1),
-        unique: shared.unique,
-        stats: shared.stats,
-        max_diagnostics: shared.max_diagnostics,
-        progress: io::stderr().is_terminal(),
-    }
+        })
+        .with_strict(shared.strict)
+        .with_max_line_bytes(shared.max_line_bytes.max(1))
+        .with_unique(shared.unique)
+        .with_stats(shared.stats)
+        .with_max_diagnostics(shared.max_diagnostics)
 }
 
 fn open_inputs(files: &[PathBuf]) -> Result<Vec<Input>, String> {
@@ -376,7 +372,11 @@ fn open_inputs(files: &[PathBuf]) -> Result<Vec<Input>, String> {
 fn run_lines(op: &dyn Operation, shared: &SharedArgs, is_check: bool) -> Result<ExitCode, String> {
     let inputs = open_inputs(&shared.files)?;
     let options = engine_options(shared);
-    let engine = Engine::new(op, options);
+    let bar = progress::Bar::new();
+    let mut engine = Engine::new(op, options);
+    if io::stderr().is_terminal() {
+        engine = engine.with_progress(&bar);
+    }
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();
     let lock = stdout.lock();
@@ -411,11 +411,11 @@ fn run_lines(op: &dyn Operation, shared: &SharedArgs, is_check: bool) -> Result<
 }
 
 /// Whether the normalizer repairs records.
-fn normalizer_repair(n: &Normalizer) -> crate::repair::Repair {
+fn normalizer_repair(n: &Normalizer) -> irinorm::iri::repair::Repair {
     if n.options().strict {
-        crate::repair::Repair::Strict
+        irinorm::iri::repair::Repair::Strict
     } else {
-        crate::repair::Repair::Lenient
+        irinorm::iri::repair::Repair::Lenient
     }
 }
 
@@ -425,7 +425,7 @@ fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, Str
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let mut scratch = String::new();
-    let mut repairs = crate::repair::Repairs::default();
+    let mut repairs = irinorm::iri::repair::Repairs::default();
     for input in inputs {
         let name = input.name.clone();
         let mut reader =
@@ -447,7 +447,7 @@ fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, Str
             let shown = String::from_utf8_lossy(&line).into_owned();
             let r = match std::str::from_utf8(&line) {
                 Ok(text) => normalizer.explain(text),
-                Err(_) => crate::repair::prepare(
+                Err(_) => irinorm::iri::repair::prepare(
                     &line,
                     normalizer_repair(normalizer),
                     &mut scratch,

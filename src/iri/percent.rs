@@ -8,7 +8,7 @@
 //! `%25` are never decoded by any policy: decoding them would change what the reference
 //! means (RFC 3986 §2.2, §2.4).
 
-use crate::chars::{self, is_bidi_format, is_iprivate, is_ucschar, HEX_UPPER};
+use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar, HEX_UPPER};
 
 /// How [`recode`] treats one component.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -117,8 +117,8 @@ use std::fmt;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::host::{self, HostForm};
-use crate::parse::{HostKind, IriRef};
+use crate::iri::host::{self, HostForm};
+use crate::iri::parse::{HostKind, IriRef};
 
 // ---------------------------------------------------------------------------------------
 // Rules and actions
@@ -605,7 +605,7 @@ fn scope_form(host: &str) -> String {
 // ---------------------------------------------------------------------------------------
 
 /// The `crawler@1` profile.
-const CRAWLER_1: &str = include_str!("../profiles/crawler-1.toml");
+const CRAWLER_1: &str = include_str!("../../profiles/crawler-1.toml");
 
 /// The built-in profiles: (name, canonical name, TOML text). `crawler` is the newest
 /// `crawler@N`.
@@ -618,7 +618,7 @@ const PROFILES: &[(&str, &str, &str)] = &[
 /// ([`Rules::profile`]) or code ([`Rules::new`]).
 ///
 /// ```
-/// use irinorm::protocol::Rules;
+/// use irinorm::ladder::protocol::Rules;
 /// let rules = Rules::profile("crawler").unwrap();
 /// let mut out = String::new();
 /// let mut fired = Vec::new();

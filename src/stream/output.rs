@@ -28,8 +28,8 @@
 use std::io::{self, Write};
 use std::time::Duration;
 
-use crate::error::{Error, ErrorKind};
-use crate::repair::{RepairKind, Repairs};
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::repair::{RepairKind, Repairs};
 
 /// The form of each output line (`--output`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -43,7 +43,7 @@ pub enum OutputMode {
     Jsonl,
 }
 
-/// Counts gathered over a run, returned by [`crate::engine::Engine::run`].
+/// Counts gathered over a run, returned by [`crate::stream::Engine::run`].
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stats {
@@ -53,7 +53,7 @@ pub struct Stats {
     pub invalid: u64,
     /// Invalid records by kind, indexed by [`ErrorKind::index`]; see [`Stats::invalid_of`].
     pub invalid_by_kind: [u64; ErrorKind::ALL.len()],
-    /// Repairs made by the lenient preparation of records (`crate::repair`).
+    /// Repairs made by the lenient preparation of records (`crate::iri::repair`).
     pub repairs: Repairs,
     /// Warnings about valid records (hosts that failed IDNA, ...), all kinds together.
     pub warnings: u64,
@@ -62,7 +62,7 @@ pub struct Stats {
     pub changed: u64,
     /// Distinct keys among the valid records, when they were counted (with `unique` or
     /// `stats`; counted through 128-bit fingerprints, see
-    /// [`crate::engine::EngineOptions::unique`]).
+    /// [`crate::stream::EngineOptions::unique`]).
     pub unique: Option<u64>,
     /// Bytes read, after decompression.
     pub input_bytes: u64,

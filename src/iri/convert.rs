@@ -11,11 +11,11 @@
 
 use std::borrow::Cow;
 
-use crate::error::{Error, ErrorKind};
-use crate::host::{self, HostForm};
-use crate::parse::{HostKind, IriRef};
-use crate::percent::{self, Recode};
-use crate::scheme;
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::host::{self, HostForm};
+use crate::iri::parse::{HostKind, IriRef};
+use crate::iri::percent::{self, Recode};
+use crate::iri::scheme;
 
 /// The §3.1 step 2 policy: raw non-ASCII characters become `%XX`; nothing else changes.
 const TO_URI: Recode = Recode {

@@ -12,8 +12,8 @@
 //! is touched here: controls, bidi formatting characters and grammar errors are the parser's
 //! to report. A record that needs no repair is returned borrowed.
 
-use crate::chars::{self, FORBIDDEN_PRINTABLE, HEX_UPPER};
-use crate::error::{Error, ErrorKind};
+use crate::iri::chars::{self, FORBIDDEN_PRINTABLE, HEX_UPPER};
+use crate::iri::error::{Error, ErrorKind};
 
 /// Whether a raw record is repaired before it is parsed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]

@@ -12,10 +12,10 @@
 //! The result is a view: a few offsets into the borrowed text, nothing allocated. Writing
 //! the components back in order gives the input unchanged ([`IriRef::as_str`]).
 
-use crate::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
-use crate::error::{Error, ErrorKind};
-use crate::host;
-use crate::resolve::Components;
+use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
+use crate::iri::components::Components;
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::host;
 
 /// The productions a record can be checked against (RFC 3987 §2.2, RFC 3986 §3–§4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

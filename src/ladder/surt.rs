@@ -43,7 +43,7 @@
 //! `docs/surt.md` lists where the result differs from the `surt` Python package and why.
 //!
 //! ```
-//! use irinorm::surt::write_surt;
+//! use irinorm::ladder::surt::write_surt;
 //! let mut out = String::new();
 //! write_surt("http://www.example.com:8080/A/b?Q=1", false, &mut out);
 //! assert_eq!(out, "com,example,www:8080)/a/b?q=1");
@@ -52,7 +52,7 @@
 //! assert_eq!(out, "https://(192.0.2.1)/x");
 //! ```
 
-use crate::parse::{HostKind, IriRef};
+use crate::iri::parse::{HostKind, IriRef};
 
 /// How [`write_surt_with`] writes a SURT.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

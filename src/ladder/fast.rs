@@ -4,7 +4,7 @@
 //! Most records of a crawl or a log are already canonical at the configured rung: a
 //! lowercase scheme and host, no default port, uppercase hex in percent-encodings that must
 //! stay, no dot segments. [`FastPath::accepts`] recognizes such records with one pass over
-//! them, and says `true` only where the full ladder ([`crate::normalize::Normalizer`] with
+//! them, and says `true` only where the full ladder ([`crate::ladder::Normalizer`] with
 //! the fast path off) would give back exactly the same bytes, without an error, a repair or
 //! a warning. Whenever it is in doubt it says `false`, and the full ladder runs; that is
 //! also how every error is produced, so the fast path never has to reproduce one.
@@ -44,10 +44,10 @@
 //! [`FastPath::accepts_lines`] runs the scan over many lines in one loop, so that a run of
 //! canonical lines costs the engine one call.
 
-use crate::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
-use crate::normalize::{Form, Level, Options};
-use crate::path;
-use crate::scheme::{SchemeRule, Special, SCHEMES};
+use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
+use crate::iri::path;
+use crate::iri::scheme::{SchemeRule, Special, SCHEMES};
+use crate::ladder::{Form, Level, Options};
 
 // ---------------------------------------------------------------------------------------
 // Blocks of 16 or 32 bytes as bit masks
@@ -772,7 +772,7 @@ impl FastPath {
     /// [`FastPath::accepts_line`] for as many lines as pass in a row: the length of the
     /// longest prefix of `rest` made of lines that pass, are at most `max_line` bytes long
     /// and end in a line feed alone (not CRLF), line feeds included, and how many lines
-    /// that is (the engine's [`crate::engine::Operation::pass_through_lines`]). One call for
+    /// that is (the engine's [`crate::stream::Operation::pass_through_lines`]). One call for
     /// a run of lines keeps the per-line work to the scan itself.
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
         if !self.enabled {
@@ -960,7 +960,7 @@ impl FastPath {
 
     /// For a scheme whose hosts are DNS names (scheme rung): the end of the authority that
     /// starts at `start`, if it is valid and already canonical. The host must be empty or
-    /// a lowercase LDH name, exactly what the fast path of [`crate::host::dns_host`] takes
+    /// a lowercase LDH name, exactly what the fast path of [`crate::iri::host::dns_host`] takes
     /// (labels of letters, digits and hyphens, 1–63 octets, no hyphen first or last, no
     /// `--` in the third and fourth position, so no `xn--` label; one trailing root dot
     /// allowed), which is its own A-label and U-label form; not `localhost` for `file`; no
@@ -1122,12 +1122,12 @@ fn lookup(scheme: &[u8]) -> Option<&'static SchemeRule> {
 }
 
 /// Whether a host is a valid LDH name in lowercase: what the fast path of
-/// [`crate::host::dns_host`] takes as it is ([`crate::host::is_valid_ldh_host`]: labels of
+/// [`crate::iri::host::dns_host`] takes as it is ([`crate::iri::host::is_valid_ldh_host`]: labels of
 /// letters, digits and hyphens, 1–63 octets, no hyphen first or last, no `--` in the third
 /// and fourth position, so no `xn--` label; at most 253 octets; one trailing root dot
 /// allowed), with no uppercase letter: such a host is its own A-label and U-label form.
 fn is_lowercase_ldh_host(b: &[u8]) -> bool {
-    crate::host::is_valid_ldh_host(b) && !b.iter().any(u8::is_ascii_uppercase)
+    crate::iri::host::is_valid_ldh_host(b) && !b.iter().any(u8::is_ascii_uppercase)
 }
 
 /// Whether every non-ASCII character of `tail` (the path, query and fragment) is allowed
