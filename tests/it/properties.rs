@@ -20,8 +20,6 @@
 //! - (h) over every line of `../shared/corpora`: idempotence at every level and form (and
 //!   the properties above that are cheap to check).
 
-use std::path::PathBuf;
-
 use irinorm::iri::parse::{check, Grammar, IriRef};
 use irinorm::iri::path::has_dot_segments;
 use irinorm::iri::repair::{prepare, Repairs};
@@ -554,7 +552,7 @@ fn any_input() -> impl Strategy<Value = String> {
 }
 
 /// The number of cases per property: `default`, or `PROPTEST_CASES` when set (for long
-/// runs: `PROPTEST_CASES=200000 cargo test --release --test properties`).
+/// runs: `PROPTEST_CASES=200000 cargo test --release --test it properties::`).
 fn cases(default: u32) -> u32 {
     std::env::var("PROPTEST_CASES")
         .ok()
@@ -669,22 +667,12 @@ fn helper_definitions() {
 // ---------------------------------------------------------------------------------------
 // (h) The corpora.
 
-fn corpora_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join("corpora")
-}
-
 #[test]
 fn corpora_keys_are_stable() {
-    let dir = corpora_dir();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        println!("skipped: ../shared not present (no {})", dir.display());
+    let Some(files) = crate::common::shared_corpora(&[]) else {
+        crate::common::skipped("properties::corpora_keys_are_stable", "../shared is absent");
         return;
     };
-    let mut files: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    files.sort();
     let ns = normalizers();
     let mut failures = Vec::new();
     let (mut lines, mut valid) = (0u64, 0u64);

@@ -11,7 +11,6 @@
 //! listed id does not exist or now passes, so the list cannot rot.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
 
 use irinorm::iri::host::{is_ipv4address, parse_ipv6};
 use irinorm::iri::parse::{check, Grammar};
@@ -20,17 +19,8 @@ use irinorm::ladder::{Form, Level, Normalizer, Options};
 use irinorm::{to_iri, to_uri};
 use serde_json::Value;
 
-fn shared_cases() -> Option<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join("conformance")
-        .join("cases.jsonl");
-    std::fs::read_to_string(path).ok()
-}
-
 fn disputed() -> BTreeMap<String, String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let path = crate::common::repo()
         .join("tests")
         .join("data")
         .join("known_disputed.txt");
@@ -152,8 +142,8 @@ fn show(v: &Option<String>) -> String {
 
 #[test]
 fn shared_conformance_cases() {
-    let Some(text) = shared_cases() else {
-        println!("skipped: ../shared not present (no ../shared/conformance/cases.jsonl)");
+    let Some(text) = crate::common::shared_cases() else {
+        crate::common::skipped("conformance", "../shared/conformance/cases.jsonl is absent");
         return;
     };
     let disputed = disputed();

@@ -2,13 +2,11 @@
 //! missing final line feed, empty input, compressed and truncated input, `--on-error fail`,
 //! `--unique`, capped diagnostics, and an output that closes early.
 
-mod engine_common;
-
 use std::io::{self, Cursor, Read, Write};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use engine_common::{assert_same, check, describe, reference, run_engine, upper};
+use crate::engine_common::{assert_same, check, describe, reference, run_engine, upper};
 use irinorm::stream::input::Input;
 use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
 use irinorm::ErrorKind;

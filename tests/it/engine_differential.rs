@@ -3,13 +3,11 @@
 //! three output forms, with invalid records marked or skipped, is byte-identical to the
 //! plain sequential reference of `engine_common`, and so are its counts and diagnostics.
 
-mod engine_common;
-
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use engine_common::{assert_same, check, describe, option_grid, reference, run_engine};
+use crate::engine_common::{assert_same, check, describe, option_grid, reference, run_engine};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
 use proptest::prelude::*;
 
@@ -104,18 +102,6 @@ proptest! {
     }
 }
 
-/// The corpus directory, `../shared/corpora` beside the crate.
-fn corpora() -> Option<Vec<PathBuf>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "txt" || e == "jsonl"))
-        .collect();
-    files.sort();
-    Some(files)
-}
-
 /// How much of each corpus file the grid runs over: all of it in an optimized build
 /// (`cargo test --release`); in a debug build, where the engine runs at a few MB/s, the
 /// first 128 KiB (16 KiB for the one- and seven-byte chunks), which holds most small files
@@ -161,8 +147,11 @@ fn check_corpus_file(file: &Path) {
 
 #[test]
 fn corpora_match_the_reference() {
-    let Some(files) = corpora() else {
-        eprintln!("../shared/corpora not found: corpus differential test skipped");
+    let Some(files) = crate::common::shared_corpora(&["txt", "jsonl"]) else {
+        crate::common::skipped(
+            "engine_differential::corpora",
+            "../shared/corpora is absent",
+        );
         return;
     };
     // Four files at a time: each run is small, so this keeps the cores busy.

@@ -3,7 +3,6 @@
 //! against the crawler and WHATWG cases of `../shared/conformance/cases.jsonl`.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use irinorm::iri::parse::IriRef;
 use irinorm::iri::repair::{prepare_str, Repairs};
@@ -860,15 +859,6 @@ const REPRODUCED: &[&str] = &[
     "wpt-via-rust-url-resolve-022",
 ];
 
-fn shared_cases() -> Option<String> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join("conformance")
-        .join("cases.jsonl");
-    std::fs::read_to_string(path).ok()
-}
-
 /// What `irinorm normalize --level protocol --profile crawler` gives for an input (lenient
 /// repairs, resolution against the base, scheme rung in uri form, then the profile).
 fn crawler_key(input: &str, base: Option<&str>, strict: bool, rules: &Rules) -> Option<String> {
@@ -905,8 +895,8 @@ fn crawler_key(input: &str, base: Option<&str>, strict: bool, rules: &Rules) -> 
 
 #[test]
 fn crawler_profile_against_crawler_and_whatwg_cases() {
-    let Some(text) = shared_cases() else {
-        eprintln!("skipped: ../shared/conformance/cases.jsonl not found");
+    let Some(text) = crate::common::shared_cases() else {
+        crate::common::skipped("protocol", "../shared/conformance/cases.jsonl is absent");
         return;
     };
     let rules = crawler();

@@ -35,7 +35,7 @@ impl Corpus {
 pub fn shared_dir() -> PathBuf {
     match std::env::var_os("IRINORM_CORPORA") {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpora"),
     }
 }
 
@@ -64,7 +64,7 @@ pub fn load() -> Vec<Corpus> {
     }
     push(
         &mut out,
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora/sample.txt"),
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpora/sample.txt"),
     );
     out
 }

@@ -13,8 +13,6 @@
 //! Other tests check that the fast path really runs (so these cannot pass vacuously) and
 //! that it takes the common canonical lines.
 
-use std::path::{Path, PathBuf};
-
 use irinorm::ladder::{Form, Level, Normalizer, Options};
 use irinorm::stream::{Engine, EngineOptions, OutputMode, Stats};
 use irinorm::Error;
@@ -101,17 +99,6 @@ impl Pair {
     }
 }
 
-fn shared_corpora() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpora");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
-        .collect();
-    files.sort();
-    Some(files)
-}
-
 /// The lines of a file that are UTF-8, without their terminators (the normalizer takes
 /// text; the engine test below feeds raw bytes).
 fn text_lines(bytes: &[u8]) -> Vec<String> {
@@ -127,7 +114,7 @@ fn text_lines(bytes: &[u8]) -> Vec<String> {
 /// the IRIs of the groups file; trimmed copies too, as the engine would hand them over.
 fn corpus_lines() -> Vec<String> {
     let mut lines = Vec::new();
-    match shared_corpora() {
+    match crate::common::shared_corpora(&[]) {
         Some(files) => {
             for f in files {
                 lines.extend(text_lines(&std::fs::read(f).unwrap()));
@@ -135,7 +122,7 @@ fn corpus_lines() -> Vec<String> {
         }
         None => eprintln!("fast_path: ../shared/corpora is absent; only the crate's corpora"),
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora");
+    let root = crate::common::repo().join("corpora");
     lines.extend(text_lines(&std::fs::read(root.join("sample.txt")).unwrap()));
     let groups = std::fs::read_to_string(root.join("groups.tsv")).unwrap();
     lines.extend(
@@ -206,8 +193,8 @@ fn corpora_agree_at_every_level_and_form() {
 
 #[test]
 fn the_fast_path_takes_most_of_the_shared_corpora() {
-    let Some(files) = shared_corpora() else {
-        eprintln!("fast_path: ../shared/corpora is absent; skipped");
+    let Some(files) = crate::common::shared_corpora(&[]) else {
+        crate::common::skipped("fast_path", "../shared/corpora is absent");
         return;
     };
     let n = Normalizer::new(Options::default()).unwrap();
@@ -361,10 +348,10 @@ fn check_engine(input: &[u8], small: &[u8], options: &Options) {
 #[test]
 fn the_engine_agrees_over_the_corpora() {
     let mut inputs: Vec<Vec<u8>> = Vec::new();
-    if let Some(files) = shared_corpora() {
+    if let Some(files) = crate::common::shared_corpora(&[]) {
         inputs.extend(files.iter().map(|f| std::fs::read(f).unwrap()));
     }
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpora");
+    let root = crate::common::repo().join("corpora");
     inputs.push(std::fs::read(root.join("sample.txt")).unwrap());
     // Raw lines with blanks, CRLF, invalid UTF-8, a long line and no final line feed.
     inputs.push(

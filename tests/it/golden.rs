@@ -7,7 +7,7 @@
 //! is a new version: then regenerate the files with
 //!
 //! ```text
-//! IRINORM_BLESS=1 cargo test --test golden
+//! IRINORM_BLESS=1 cargo test --test it golden::
 //! ```
 //!
 //! and commit them with the version bump.
@@ -28,7 +28,7 @@
 //! On a difference the test prints every input with its old and new key (or hash).
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use irinorm::iri::repair::{prepare, Repairs};
 use irinorm::ladder::{Form, Level, Normalizer, Options};
@@ -45,10 +45,6 @@ const COLUMNS: [(&str, Level, Form); 5] = [
 
 /// Lines wanted from each shared corpus file (every Nth line, N = ceil(lines / this)).
 const SHARED_PER_FILE: usize = 400;
-
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 fn bless() -> bool {
     std::env::var_os("IRINORM_BLESS").is_some_and(|v| !v.is_empty() && v != "0")
@@ -98,7 +94,7 @@ fn compare_or_bless(path: &Path, new: &str, describe: impl Fn(&str) -> String) -
     }
     let Ok(old) = std::fs::read_to_string(path) else {
         return Some(format!(
-            "{} is missing; create it with IRINORM_BLESS=1 cargo test --test golden",
+            "{} is missing; create it with IRINORM_BLESS=1 cargo test --test it golden::",
             path.display()
         ));
     };
@@ -110,8 +106,8 @@ fn compare_or_bless(path: &Path, new: &str, describe: impl Fn(&str) -> String) -
 
 #[test]
 fn generated_sample() {
-    let sample =
-        std::fs::read(manifest().join("corpora").join("sample.txt")).expect("corpora/sample.txt");
+    let sample = std::fs::read(crate::common::repo().join("corpora").join("sample.txt"))
+        .expect("corpora/sample.txt");
     let keyer = Keyer::new();
     let mut rows: Vec<(String, Vec<String>)> = Vec::new();
     let mut out = String::new();
@@ -125,7 +121,7 @@ fn generated_sample() {
         writeln!(out, "{}\t{}", input, keys.join("\t")).unwrap();
         rows.push((input, keys));
     }
-    let path = manifest()
+    let path = crate::common::repo()
         .join("tests")
         .join("golden")
         .join("generated.tsv");
@@ -186,31 +182,19 @@ fn generated_sample() {
     }
 }
 
-/// The shared corpus files (`*.txt`), sorted by name.
-fn shared_files(dir: &Path) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read ../shared/corpora")
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
-    files
-}
-
 #[test]
 fn shared_corpora_slice() {
-    let dir = manifest().join("..").join("shared").join("corpora");
-    if !dir.is_dir() {
-        eprintln!(
-            "golden: {} is absent; the shared-corpora golden keys are not checked",
-            dir.display()
+    let Some(files) = crate::common::shared_corpora(&["txt"]) else {
+        crate::common::skipped(
+            "golden::shared_corpora_slice",
+            "../shared/corpora is absent; the shared-corpora golden keys are not checked",
         );
         return;
-    }
+    };
     let keyer = Keyer::new();
     // (file:line, column) -> (raw input, key, hash text)
     let mut rows: Vec<(String, &str, String, String, String)> = Vec::new();
-    for path in shared_files(&dir) {
+    for path in files {
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let data = std::fs::read(&path).unwrap();
         let mut lines: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
@@ -243,7 +227,10 @@ fn shared_corpora_slice() {
     for (at, col, _, _, h) in &rows {
         writeln!(out, "{at}\t{col}\t{h}").unwrap();
     }
-    let path = manifest().join("tests").join("golden").join("shared.tsv");
+    let path = crate::common::repo()
+        .join("tests")
+        .join("golden")
+        .join("shared.tsv");
     let failure = compare_or_bless(&path, &out, |old| {
         let old_map: std::collections::HashMap<(&str, &str), &str> = old
             .lines()
@@ -321,8 +308,9 @@ fn profiles_and_surt() {
         .iter()
         .map(|(_, o)| Normalizer::new(o.clone()).unwrap())
         .collect();
-    let mut inputs = std::fs::read(manifest().join("tests/golden/protocol_inputs.txt")).unwrap();
-    inputs.extend(std::fs::read(manifest().join("corpora").join("sample.txt")).unwrap());
+    let mut inputs =
+        std::fs::read(crate::common::repo().join("tests/golden/protocol_inputs.txt")).unwrap();
+    inputs.extend(std::fs::read(crate::common::repo().join("corpora").join("sample.txt")).unwrap());
     let mut out = String::new();
     for raw in inputs.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
         let mut scratch = String::new();
@@ -340,7 +328,10 @@ fn profiles_and_surt() {
         }
         out.push('\n');
     }
-    let path = manifest().join("tests").join("golden").join("profiles.tsv");
+    let path = crate::common::repo()
+        .join("tests")
+        .join("golden")
+        .join("profiles.tsv");
     let failure = compare_or_bless(&path, &out, |old| {
         let names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
         let mut msg = format!(

@@ -207,21 +207,16 @@ fn crawler_surt_cases_with_the_same_canonicalization() {
     }
 }
 
-fn corpora_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("shared")
-        .join("corpora")
-}
-
 /// Every corpus line through the scheme rung and `write_surt`: the SURT of a key with an
 /// authority has exactly the host part before the first `)`, is lowercase, and is ASCII
 /// for a uri key. With `IRINORM_SURT_DUMP` set, also writes the comparison files.
 #[test]
 fn surts_over_the_corpora() {
-    let dir = corpora_dir();
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        eprintln!("skipped: {} not found", dir.display());
+    let Some(files) = crate::common::shared_corpora(&["txt"]) else {
+        crate::common::skipped(
+            "surt::surts_over_the_corpora",
+            "../shared/corpora is absent",
+        );
         return;
     };
     let dump = std::env::var_os("IRINORM_SURT_DUMP").map(PathBuf::from);
@@ -241,11 +236,6 @@ fn surts_over_the_corpora() {
     // The rules file of docs/surt.md that comes closest to the `surt` package.
     let ia_like = Rules::from_toml(IA_LIKE_RULES).unwrap();
 
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
     let mut lines_seen = 0usize;
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {

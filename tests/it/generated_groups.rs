@@ -13,11 +13,10 @@
 //!
 //! Every failing line is printed with its keys before the test fails.
 
-#[path = "../corpora/gen_lib.rs"]
+#[path = "../../corpora/gen_lib.rs"]
 mod gen_lib;
 
 use std::collections::{BTreeMap, HashMap};
-use std::path::PathBuf;
 
 use irinorm::iri::convert::to_uri;
 use irinorm::ladder::{Form, Level, Normalizer, Options};
@@ -39,10 +38,6 @@ fn key(n: &Normalizer, s: &str) -> String {
         Ok(k) => k.into_owned(),
         Err(e) => format!("!{}@{}", e.kind.name(), e.column),
     }
-}
-
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 fn from_groups(groups: &[gen_lib::Group]) -> Vec<Rec> {
@@ -164,7 +159,7 @@ fn report(label: &str, failures: &[String], counts: (usize, usize, usize)) {
 
 #[test]
 fn checked_in_groups() {
-    let path = manifest().join("corpora").join("groups.tsv");
+    let path = crate::common::repo().join("corpora").join("groups.tsv");
     let text = std::fs::read_to_string(&path).expect("corpora/groups.tsv");
     let mut recs = Vec::new();
     for (n, line) in text.lines().enumerate() {
@@ -196,7 +191,7 @@ fn checked_in_groups() {
 
 /// The seeds to regenerate: the checked-in one (so its groups are also checked against the
 /// model's keys) and two others; `IRINORM_GEN_SEEDS=N` adds seeds 100..100+N for a wider
-/// search (`IRINORM_GEN_SEEDS=200 cargo test --release --test generated_groups`).
+/// search (`IRINORM_GEN_SEEDS=200 cargo test --release --test it generated_groups::`).
 fn seeds() -> Vec<(u64, usize)> {
     let mut v = vec![
         (gen_lib::DEFAULT_SEED, gen_lib::DEFAULT_GROUPS),
@@ -235,7 +230,7 @@ fn checked_in_files_are_current() {
         ("groups.tsv", tsv, "--groups 500 --seed 3987"),
         ("sample.txt", plain, "--plain --groups 400 --seed 3986"),
     ] {
-        let have = std::fs::read(manifest().join("corpora").join(name)).unwrap();
+        let have = std::fs::read(crate::common::repo().join("corpora").join(name)).unwrap();
         assert!(
             have == want,
             "corpora/{name} is not what the generator writes now; regenerate it with \

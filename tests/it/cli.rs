@@ -350,9 +350,8 @@ fn unique_and_stats() {
 /// The CLI gives the library's answers on the conformance inputs (when ../shared is here).
 #[test]
 fn cli_agrees_with_the_library_on_conformance_inputs() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/conformance/cases.jsonl");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!("skipped: ../shared/conformance not present");
+    let Some(text) = crate::common::shared_cases() else {
+        crate::common::skipped("cli::cli_agrees_with_the_library", "../shared is absent");
         return;
     };
     let mut to_iri = Vec::new();
