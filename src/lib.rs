@@ -24,7 +24,7 @@ pub mod ladder;
 #[cfg(feature = "stream")]
 pub mod stream;
 
-pub use iri::convert::{to_iri, to_uri};
+pub use iri::convert::{to_iri, to_uri, HostMapping};
 pub use iri::error::{Error, ErrorKind, Warning, WarningKind};
 pub use iri::parse::{check, Grammar, HostKind, IriRef};
 pub use iri::repair::{Repair, RepairKind, Repairs};

@@ -14,7 +14,7 @@ mod common;
 use common::*;
 use irinorm::iri::parse::{check, Grammar, IriRef};
 use irinorm::iri::path::has_dot_segments;
-use irinorm::iri::resolve;
+use irinorm::resolve;
 use libfuzzer_sys::fuzz_target;
 
 const RFC_BASE: &str = "http://a/b/c/d;p?q";

@@ -10,7 +10,7 @@ mod progress;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use irinorm::iri::convert;
+use irinorm::iri::convert::{self, HostMapping};
 use irinorm::iri::error::Error;
 use irinorm::iri::parse::{self, Grammar, IriRef};
 use irinorm::iri::resolve;
@@ -240,9 +240,13 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             run_lines(&normalizer, &a.shared, false)
         }
         Command::ToUri(a) => {
-            let ascii = a.ascii_host;
+            let mapping = if a.ascii_host {
+                HostMapping::ToAscii
+            } else {
+                HostMapping::PercentEncode
+            };
             let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
-                out.push_str(&convert::to_uri(rec, ascii)?);
+                out.push_str(&convert::to_uri(rec, mapping)?);
                 Ok(())
             };
             run_lines(&op, &a.shared, false)

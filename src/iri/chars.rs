@@ -83,13 +83,6 @@ pub fn is_reserved(b: u8) -> bool {
     is(b, GEN_DELIM | SUB_DELIM)
 }
 
-/// `pchar = unreserved / pct-encoded / sub-delims / ":" / "@"` (RFC 3986 §3.3), ASCII part,
-/// without the `%` of `pct-encoded`.
-#[inline]
-pub fn is_pchar(b: u8) -> bool {
-    is(b, UNRESERVED | SUB_DELIM) || b == b':' || b == b'@'
-}
-
 /// `ucschar` of RFC 3987 §2.2, exactly as the ABNF lists it.
 pub fn is_ucschar(c: char) -> bool {
     let c = c as u32;

@@ -38,15 +38,25 @@ const TO_IRI: Recode = Recode {
     lowercase: false,
 };
 
-/// Maps an IRI reference to a URI reference (RFC 3987 §3.1).
-///
-/// With `ascii_host`, a `ireg-name` holding non-ASCII characters is replaced by its ToASCII
-/// form (UTS #46, A-labels) when the scheme is known to use DNS names; if that fails the IRI
-/// "cannot be resolved" (§3.1) and an error of kind [`ErrorKind::Idna`] is returned.
-pub fn to_uri(iri: &str, ascii_host: bool) -> Result<Cow<'_, str>, Error> {
+/// How [`to_uri`] writes a host name that holds non-ASCII characters (RFC 3987 §3.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HostMapping {
+    /// Percent-encode its UTF-8, as for every other component (the mapping of §3.1 step 2).
+    #[default]
+    PercentEncode,
+    /// Convert it to its ToASCII form (UTS #46, A-labels) when the scheme is known to use
+    /// DNS names (the optional step of §3.1); if that fails the IRI "cannot be resolved"
+    /// and [`to_uri`] returns an error of kind [`ErrorKind::Idna`].
+    ToAscii,
+}
+
+/// Maps an IRI reference to a URI reference (RFC 3987 §3.1), writing non-ASCII host names
+/// as `host` says.
+pub fn to_uri(iri: &str, host: HostMapping) -> Result<Cow<'_, str>, Error> {
     let view = IriRef::parse(iri)?;
     let mut out = String::new();
-    if write_uri(&view, ascii_host, false, &mut out)? {
+    if write_uri(&view, host, &mut out)? {
         Ok(Cow::Owned(out))
     } else {
         Ok(Cow::Borrowed(iri))
@@ -54,11 +64,9 @@ pub fn to_uri(iri: &str, ascii_host: bool) -> Result<Cow<'_, str>, Error> {
 }
 
 /// Writes the URI form of `view` into `out` and tells whether it differs from the input.
-/// With `host_fallback`, a host that fails ToASCII is percent-encoded instead of failing.
-pub(crate) fn write_uri(
+fn write_uri(
     view: &IriRef<'_>,
-    ascii_host: bool,
-    host_fallback: bool,
+    host_mapping: HostMapping,
     out: &mut String,
 ) -> Result<bool, Error> {
     let text = view.as_str();
@@ -67,23 +75,19 @@ pub(crate) fn write_uri(
     }
     out.clear();
     out.reserve(text.len() + 16);
-    let dns = ascii_host && view.scheme().is_some_and(scheme::uses_dns_host);
+    let dns =
+        host_mapping == HostMapping::ToAscii && view.scheme().is_some_and(scheme::uses_dns_host);
     match view.host() {
         Some(h) if dns && view.host_kind() == HostKind::RegName && !h.is_ascii() => {
             let host_start = h.as_ptr() as usize - text.as_ptr() as usize;
             percent::recode(&text[..host_start], TO_URI, out);
-            let mark = out.len();
             if host::dns_host(h, HostForm::Ascii, out).is_err() {
-                if !host_fallback {
-                    return Err(Error::at_byte(
-                        ErrorKind::Idna,
-                        text,
-                        host_start,
-                        "host fails IDNA ToASCII (RFC 3987 §3.1)",
-                    ));
-                }
-                out.truncate(mark);
-                percent::recode(h, TO_URI, out);
+                return Err(Error::at_byte(
+                    ErrorKind::Idna,
+                    text,
+                    host_start,
+                    "host fails IDNA ToASCII (RFC 3987 §3.1)",
+                ));
             }
             percent::recode(&text[host_start + h.len()..], TO_URI, out);
         }
@@ -161,11 +165,11 @@ mod tests {
         // "http://xn--rsum-bpad.example.org" instead of "http://r%C3%A9sum%C3%A9.example.org".
         let iri = "http://r\u{e9}sum\u{e9}.example.org";
         assert_eq!(
-            to_uri(iri, false).unwrap(),
+            to_uri(iri, crate::HostMapping::PercentEncode).unwrap(),
             "http://r%C3%A9sum%C3%A9.example.org"
         );
         assert_eq!(
-            to_uri(iri, true).unwrap(),
+            to_uri(iri, crate::HostMapping::ToAscii).unwrap(),
             "http://xn--rsum-bpad.example.org"
         );
     }
@@ -173,18 +177,21 @@ mod tests {
     #[test]
     fn to_uri_is_the_identity_on_uris_and_borrows() {
         let u = "http://a/%e9?x#y";
-        assert!(matches!(to_uri(u, true).unwrap(), Cow::Borrowed(_)));
+        assert!(matches!(
+            to_uri(u, crate::HostMapping::ToAscii).unwrap(),
+            Cow::Borrowed(_)
+        ));
     }
 
     #[test]
     fn ascii_host_applies_to_dns_schemes_only_and_never_to_the_query() {
         assert_eq!(
-            to_uri("foo://é/", true).unwrap(),
+            to_uri("foo://é/", crate::HostMapping::ToAscii).unwrap(),
             "foo://%C3%A9/",
             "not a DNS scheme"
         );
         assert_eq!(
-            to_uri("http://é.example:8080/?é", true).unwrap(),
+            to_uri("http://é.example:8080/?é", crate::HostMapping::ToAscii).unwrap(),
             "http://xn--9ca.example:8080/?%C3%A9"
         );
     }

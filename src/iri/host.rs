@@ -326,8 +326,9 @@ const DNS_LENGTH: DnsLength = DnsLength::VerifyAllowRootDot;
 ///    `idna::uts46::Uts46::process` and
 ///    * `AsciiDenyList::STD3` (_UseSTD3ASCIIRules=true_, RFC 3987 §3.1: `_`, `%`, `*`,
 ///      `:`, spaces and the like fail),
-///    * `Hyphens::Check` (_CheckHyphens=true_, the setting of the crate's
-///      `domain_to_ascii_strict`; RFC 5891 §4.2.3.1),
+///    * `Hyphens::CheckFirstLast` (no hyphen first or last in a label, RFC 3490 §4.1 STD3;
+///      the IDNA2008 ban on `--` in the third and fourth positions is not applied, see
+///      [`HYPHENS`]),
 ///    * `ErrorPolicy::FailFast`, with the _ToUnicode_ closure (`|_, _, _| true`) and an
 ///      `ascii_sink`, so one pass yields both forms,
 ///    * then `idna::uts46::verify_dns_length(ascii, true)` on the _ToASCII_ form, i.e.
@@ -369,8 +370,8 @@ pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
             && label.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
             && label[0] != b'-'
             && label[n - 1] != b'-'
-            // With Hyphens::Check this also rules out every `xn--` label, which must go
-            // through Punycode validation.
+            // Any `--` in the third and fourth positions (every `xn--` label among them)
+            // goes to the slow path, where an A-label is validated by decoding it.
             && !(n >= 4 && label[2] == b'-' && label[3] == b'-')
     })
 }

@@ -48,21 +48,6 @@ impl Grammar {
         }
     }
 
-    /// Parses a command-line name (case-insensitive; `_` may stand for `-`).
-    pub fn from_name(name: &str) -> Option<Grammar> {
-        let n = name.to_ascii_lowercase().replace('_', "-");
-        [
-            Grammar::IriReference,
-            Grammar::Iri,
-            Grammar::AbsoluteIri,
-            Grammar::UriReference,
-            Grammar::Uri,
-            Grammar::AbsoluteUri,
-        ]
-        .into_iter()
-        .find(|g| g.name() == n)
-    }
-
     /// Whether the grammar admits only US-ASCII (the RFC 3986 ones).
     pub fn ascii_only(self) -> bool {
         matches!(

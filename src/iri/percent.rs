@@ -31,27 +31,6 @@ pub struct Recode {
     pub lowercase: bool,
 }
 
-/// Whether the component `s` needs [`recode`] to change anything under `policy`. A cheap
-/// pre-scan: `false` means `recode` would copy `s` unchanged.
-#[inline]
-pub fn needs_recode(s: &str, policy: Recode) -> bool {
-    let bytes = s.as_bytes();
-    for &b in bytes {
-        if b == b'%' {
-            if policy.decode_utf8 || policy.decode_unreserved || policy.uppercase_hex {
-                return true;
-            }
-        } else if b >= 0x80 {
-            if policy.encode_non_ascii {
-                return true;
-            }
-        } else if policy.lowercase && b.is_ascii_uppercase() {
-            return true;
-        }
-    }
-    false
-}
-
 /// Whether `s` holds non-ASCII text, raw or percent-encoded (`%80`–`%FF`).
 pub fn has_non_ascii(s: &str) -> bool {
     let b = s.as_bytes();
@@ -302,28 +281,5 @@ mod tests {
             ..SYNTAX_URI
         };
         assert_eq!(run("ExAmPle%2ecom%2F%41", p), "example.com%2Fa");
-    }
-
-    #[test]
-    fn prescan_agrees_with_recode() {
-        let policies = [
-            SYNTAX_URI,
-            Recode::default(),
-            Recode {
-                lowercase: true,
-                ..Recode::default()
-            },
-            Recode {
-                encode_non_ascii: true,
-                ..Recode::default()
-            },
-        ];
-        for s in ["abc", "a%41", "é", "ABC", "a/b?c", "%2f", ""] {
-            for p in policies {
-                if !needs_recode(s, p) {
-                    assert_eq!(run(s, p), s, "{s:?} {p:?}");
-                }
-            }
-        }
     }
 }

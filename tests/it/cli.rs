@@ -375,7 +375,7 @@ fn cli_agrees_with_the_library_on_conformance_inputs() {
             (|s: &str| irinorm::to_iri(s).map(|c| c.into_owned())) as fn(&str) -> _,
         ),
         (&["to-uri", "--strict"][..], &to_uri, |s: &str| {
-            irinorm::to_uri(s, false).map(|c| c.into_owned())
+            irinorm::to_uri(s, irinorm::HostMapping::PercentEncode).map(|c| c.into_owned())
         }),
     ] {
         let joined: String = inputs.iter().map(|s| format!("{s}\n")).collect();

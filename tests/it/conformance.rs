@@ -88,8 +88,11 @@ fn run_rfc_case(case: &Value) -> Result<Option<String>, String> {
             Some(if ok { "valid" } else { "invalid" }.to_owned())
         }
         "iri-to-uri" => {
-            let ascii_host = options["reg_name_to_ascii"].as_bool().unwrap_or(false);
-            to_uri(input, ascii_host).ok().map(|c| c.into_owned())
+            let host = match options["reg_name_to_ascii"].as_bool() {
+                Some(true) => irinorm::HostMapping::ToAscii,
+                _ => irinorm::HostMapping::PercentEncode,
+            };
+            to_uri(input, host).ok().map(|c| c.into_owned())
         }
         "uri-to-iri" => to_iri(input).ok().map(|c| c.into_owned()),
         "resolve" => {

@@ -6,7 +6,7 @@
 //!   `iri` form;
 //! - no near-miss gets its group's key or any other group's key (no false merge), and no two
 //!   groups share a key;
-//! - `to_uri(iri_key, true) == uri_key` for every line (both forms put the same records
+//! - `to_uri(iri_key, irinorm::HostMapping::ToAscii) == uri_key` for every line (both forms put the same records
 //!   together);
 //! - in memory, where the generator's model says what the key must be, the `iri` key is that
 //!   text.
@@ -125,7 +125,7 @@ fn check(recs: &[Rec], label: &str) -> (Vec<String>, (usize, usize, usize)) {
         if iri[i].starts_with('!') {
             continue;
         }
-        match to_uri(&iri[i], true) {
+        match to_uri(&iri[i], irinorm::HostMapping::ToAscii) {
             Ok(m) if m == uri[i] => {}
             other => failures.push(format!(
                 "[{label}] forms disagree: {} {} {}\n    iri key {}\n    to_uri  {:?}\n    uri key {}",

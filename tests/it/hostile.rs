@@ -35,8 +35,18 @@ fn rejected(input: &str, kind: ErrorKind, column: usize) {
             IriRef::parse(input).map(|_| ()).unwrap_err(),
         ),
         ("check", check(input, Grammar::IriReference).unwrap_err()),
-        ("to_uri", to_uri(input, false).map(|_| ()).unwrap_err()),
-        ("to_uri ascii", to_uri(input, true).map(|_| ()).unwrap_err()),
+        (
+            "to_uri",
+            to_uri(input, irinorm::HostMapping::PercentEncode)
+                .map(|_| ())
+                .unwrap_err(),
+        ),
+        (
+            "to_uri ascii",
+            to_uri(input, irinorm::HostMapping::ToAscii)
+                .map(|_| ())
+                .unwrap_err(),
+        ),
         ("to_iri", to_iri(input).map(|_| ()).unwrap_err()),
     ];
     for level in LEVELS {
@@ -126,7 +136,7 @@ fn private_use_only_in_the_query() {
     rejected("http://\u{E000}/", ErrorKind::DisallowedChar, 8);
     assert!(check("http://a/?\u{E000}", Grammar::Iri).is_ok());
     assert_eq!(
-        to_uri("http://a/?\u{E000}", false).unwrap(),
+        to_uri("http://a/?\u{E000}", irinorm::HostMapping::PercentEncode).unwrap(),
         "http://a/?%EE%80%80"
     );
     assert_eq!(
@@ -295,7 +305,11 @@ fn idna_never_touches_the_port() {
         "http://b\u{FC}cher.example:8080/"
     );
     assert_eq!(
-        to_uri("http://b\u{FC}cher.example:8080/", true).unwrap(),
+        to_uri(
+            "http://b\u{FC}cher.example:8080/",
+            irinorm::HostMapping::ToAscii
+        )
+        .unwrap(),
         "http://xn--bcher-kva.example:8080/"
     );
     assert_eq!(
@@ -324,7 +338,11 @@ fn idna_failure_keeps_the_syntax_form_and_warns() {
     assert_eq!(r.warnings[0].column, 10, "{r:?}");
     assert_eq!(r.repairs.total(), 1);
     assert!(n.record("http://b\u{FC}cher.example/").warnings.is_empty());
-    let e = to_uri("http://-b\u{FC}cher.example/", true).unwrap_err();
+    let e = to_uri(
+        "http://-b\u{FC}cher.example/",
+        irinorm::HostMapping::ToAscii,
+    )
+    .unwrap_err();
     assert_eq!((e.kind, e.column), (ErrorKind::Idna, 8));
 }
 

@@ -8,7 +8,7 @@
 //! strings.
 //!
 //! Properties:
-//! - (a) `to_uri(x, false)` is idempotent and the identity on URIs;
+//! - (a) `to_uri(x, irinorm::HostMapping::PercentEncode)` is idempotent and the identity on URIs;
 //! - (b) `to_uri(to_iri(u))` is `u` up to percent-encoding case and percent-encoded
 //!   unreserved characters ([`pct_canon`]);
 //! - (c) `IriRef::parse` never panics, and a valid reference's components reassemble to it;
@@ -132,10 +132,16 @@ fn is_bidi_format(c: char) -> bool {
 /// for DNS hosts at the scheme rung. A host that fails ToASCII kept its syntax form in both
 /// keys (SPEC §4), so for it the plain mapping is the one that applies.
 fn key_iri_to_uri(k: &str, level: Level) -> String {
-    let ascii_host = level == Level::Scheme;
-    match to_uri(k, ascii_host) {
+    let host = if level == Level::Scheme {
+        irinorm::HostMapping::ToAscii
+    } else {
+        irinorm::HostMapping::PercentEncode
+    };
+    match to_uri(k, host) {
         Ok(u) => u.into_owned(),
-        Err(e) if e.kind == ErrorKind::Idna => to_uri(k, false).unwrap().into_owned(),
+        Err(e) if e.kind == ErrorKind::Idna => to_uri(k, irinorm::HostMapping::PercentEncode)
+            .unwrap()
+            .into_owned(),
         Err(e) => panic!("iri key {k:?} does not map to a URI: {e}"),
     }
 }
@@ -233,7 +239,7 @@ fn check_all(input: &str) -> Result<(), TestCaseError> {
             let e2 = key(level, form, input).unwrap_err();
             prop_assert_eq!((e2.kind, e2.column), (e.kind, e.column));
         }
-        prop_assert!(to_uri(input, false).is_err());
+        prop_assert!(to_uri(input, irinorm::HostMapping::PercentEncode).is_err());
         prop_assert!(to_iri(input).is_err());
         return Ok(());
     };
@@ -270,9 +276,14 @@ fn check_all(input: &str) -> Result<(), TestCaseError> {
     prop_assert_eq!(&re, input);
 
     // (a) to_uri is idempotent, and the identity on URIs.
-    let u = to_uri(input, false).unwrap().into_owned();
+    let u = to_uri(input, irinorm::HostMapping::PercentEncode)
+        .unwrap()
+        .into_owned();
     prop_assert!(u.is_ascii());
-    prop_assert_eq!(to_uri(&u, false).unwrap(), u.as_str());
+    prop_assert_eq!(
+        to_uri(&u, irinorm::HostMapping::PercentEncode).unwrap(),
+        u.as_str()
+    );
     if input.is_ascii() {
         prop_assert_eq!(&u, input);
     }
@@ -280,7 +291,9 @@ fn check_all(input: &str) -> Result<(), TestCaseError> {
     // (b) URI -> IRI -> URI gives the URI back, up to pct_canon.
     let i = to_iri(&u).unwrap().into_owned();
     prop_assert!(check(&i, Grammar::IriReference).is_ok(), "{:?}", i);
-    let back = to_uri(&i, false).unwrap().into_owned();
+    let back = to_uri(&i, irinorm::HostMapping::PercentEncode)
+        .unwrap()
+        .into_owned();
     prop_assert_eq!(pct_canon(&back), pct_canon(&u), "round trip of {:?}", u);
     // to_iri is idempotent too.
     prop_assert_eq!(to_iri(&i).unwrap(), i.as_str());
@@ -590,10 +603,10 @@ proptest! {
     #[test]
     fn uri_round_trip(s in "[a-z]{1,5}:(//[a-zA-Z0-9.%]{0,12})?(/[a-zA-Z0-9._~%!$&'()*+,;=:@-]{0,10}){0,4}(\\?[a-zA-Z0-9%/?=&]{0,12})?(#[a-zA-Z0-9%/?]{0,8})?") {
         if IriRef::parse(&s).is_ok() {
-            prop_assert_eq!(to_uri(&s, false).unwrap(), s.as_str());
-            prop_assert_eq!(to_uri(&s, true).unwrap(), s.as_str());
+            prop_assert_eq!(to_uri(&s, irinorm::HostMapping::PercentEncode).unwrap(), s.as_str());
+            prop_assert_eq!(to_uri(&s, irinorm::HostMapping::ToAscii).unwrap(), s.as_str());
             let i = to_iri(&s).unwrap().into_owned();
-            prop_assert_eq!(pct_canon(&to_uri(&i, false).unwrap()), pct_canon(&s));
+            prop_assert_eq!(pct_canon(&to_uri(&i, irinorm::HostMapping::PercentEncode).unwrap()), pct_canon(&s));
         }
     }
 
@@ -606,7 +619,7 @@ proptest! {
         }
         let i = to_iri(&u).unwrap().into_owned();
         prop_assert!(check(&i, Grammar::IriReference).is_ok());
-        prop_assert_eq!(pct_canon(&to_uri(&i, false).unwrap()), pct_canon(&u));
+        prop_assert_eq!(pct_canon(&to_uri(&i, irinorm::HostMapping::PercentEncode).unwrap()), pct_canon(&u));
         check_all(&u)?;
     }
 }

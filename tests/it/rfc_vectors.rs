@@ -202,11 +202,11 @@ fn rfc3986_6_2_3_scheme_based() {
 fn rfc3987_3_1_resume() {
     let iri = "http://r\u{E9}sum\u{E9}.example.org";
     assert_eq!(
-        to_uri(iri, true).unwrap(),
+        to_uri(iri, irinorm::HostMapping::ToAscii).unwrap(),
         "http://xn--rsum-bpad.example.org"
     );
     assert_eq!(
-        to_uri(iri, false).unwrap(),
+        to_uri(iri, irinorm::HostMapping::PercentEncode).unwrap(),
         "http://r%C3%A9sum%C3%A9.example.org"
     );
     assert_eq!(scheme(iri), "http://xn--rsum-bpad.example.org/");
@@ -219,8 +219,11 @@ fn rfc3987_3_1_resume() {
 fn rfc3987_3_1_validator_query_untouched() {
     let iri = "http://validator.w3.org/check?uri=http%3A%2F%2Fr\u{E9}sum\u{E9}.example.org";
     let want = "http://validator.w3.org/check?uri=http%3A%2F%2Fr%C3%A9sum%C3%A9.example.org";
-    assert_eq!(to_uri(iri, false).unwrap(), want);
-    assert_eq!(to_uri(iri, true).unwrap(), want);
+    assert_eq!(
+        to_uri(iri, irinorm::HostMapping::PercentEncode).unwrap(),
+        want
+    );
+    assert_eq!(to_uri(iri, irinorm::HostMapping::ToAscii).unwrap(), want);
     assert_eq!(scheme(iri), want);
 }
 
@@ -230,17 +233,25 @@ fn rfc3987_3_1_validator_query_untouched() {
 #[test]
 fn rfc3987_3_1_notes() {
     assert_eq!(
-        to_uri("http://www.example.org/red%09ros\u{E9}#red", false).unwrap(),
+        to_uri(
+            "http://www.example.org/red%09ros\u{E9}#red",
+            irinorm::HostMapping::PercentEncode
+        )
+        .unwrap(),
         "http://www.example.org/red%09ros%C3%A9#red"
     );
     assert_eq!(
-        to_uri("http://example.com/\u{10300}\u{10301}\u{10302}", false).unwrap(),
+        to_uri(
+            "http://example.com/\u{10300}\u{10301}\u{10302}",
+            irinorm::HostMapping::PercentEncode
+        )
+        .unwrap(),
         "http://example.com/%F0%90%8C%80%F0%90%8C%81%F0%90%8C%82"
     );
     // "The mapping is also an identity transformation for URIs and is idempotent".
     let u = "http://www.example.org/red%09ros%C3%A9#red";
-    assert_eq!(to_uri(u, false).unwrap(), u);
-    assert_eq!(to_uri(u, true).unwrap(), u);
+    assert_eq!(to_uri(u, irinorm::HostMapping::PercentEncode).unwrap(), u);
+    assert_eq!(to_uri(u, irinorm::HostMapping::ToAscii).unwrap(), u);
 }
 
 /// RFC 3987 §3.1: '"#", "%", "[", "]" ... MUST NOT be converted'; the printable ASCII

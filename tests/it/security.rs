@@ -326,7 +326,9 @@ fn raw_bidi_formatting_characters_are_errors() {
                 );
             }
             assert_eq!(
-                to_uri(&input, true).unwrap_err().kind,
+                to_uri(&input, irinorm::HostMapping::ToAscii)
+                    .unwrap_err()
+                    .kind,
                 ErrorKind::BidiFormat
             );
             assert_eq!(to_iri(&input).unwrap_err().kind, ErrorKind::BidiFormat);
@@ -411,7 +413,7 @@ fn a_host_failing_idna_never_gains_an_a_label() {
         let input = format!("http://{h}/p");
         if raw {
             // The oracle: the optional ToASCII of RFC 3987 §3.1 fails for this host.
-            let e = to_uri(&input, true).unwrap_err();
+            let e = to_uri(&input, irinorm::HostMapping::ToAscii).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Idna, "{input:?} should fail IDNA");
         }
         let had = count_ci(&input, "xn--");
@@ -460,7 +462,12 @@ fn controls_never_pass_at_any_position() {
                     "{name}: {input:?}"
                 );
             }
-            assert_eq!(to_uri(&input, false).unwrap_err().kind, ErrorKind::Control);
+            assert_eq!(
+                to_uri(&input, irinorm::HostMapping::PercentEncode)
+                    .unwrap_err()
+                    .kind,
+                ErrorKind::Control
+            );
             assert_eq!(to_iri(&input).unwrap_err().kind, ErrorKind::Control);
             // Through the lenient repairs of a raw line: only a tab at either end is
             // trimmed (SPEC §2); anything else stays and is rejected.
@@ -775,7 +782,7 @@ fn fuzz_protocol_value_length_is_the_same_in_both_forms() {
         let ku = uri.normalize(&input).unwrap().into_owned();
         let ki = iri.normalize(&input).unwrap().into_owned();
         assert_eq!(
-            to_uri(&ki, true).unwrap(),
+            to_uri(&ki, irinorm::HostMapping::ToAscii).unwrap(),
             ku,
             "{input:?}: iri {ki:?} uri {ku:?}"
         );
