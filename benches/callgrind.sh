@@ -94,7 +94,7 @@ by_function yes irinorm
 # The same input through the floor and the peers, total instructions only: a repeatable
 # proxy of the CPU ratios of benches/e2e.sh (instructions are not cycles). CG_PEERS=0 skips.
 if [ "${CG_PEERS:-1}" = 1 ]; then
-    cargo build --release --quiet --example floor --example peer_ada --example peer_url --example peer_iri_string
+    cargo build --release --quiet -p irinorm-bench --bins
     echo
     echo "### Total instructions on the same input"
     echo
@@ -105,7 +105,7 @@ if [ "${CG_PEERS:-1}" = 1 ]; then
             n=$total
         else
             valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$prog" \
-                "${bin%/*}/examples/$prog" "$tmp/input.txt" >/dev/null 2>"$tmp/log.$prog"
+                "${bin%/*}/$prog" "$tmp/input.txt" >/dev/null 2>"$tmp/log.$prog"
             n=$(grep -E '^==[0-9]+== Collected' "$tmp/log.$prog" | awk '{ print $NF }')
         fi
         awk -v p="$prog" -v n="$n" -v t="$total" -v b="$bytes" \

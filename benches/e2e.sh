@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end timings against the budgets of SPEC §8 (see docs/performance.md).
 #
-# Builds the release binary and the floor/peer examples, makes an input of at least
+# Builds the release binary and the floor/peer programs (package irinorm-bench), makes an input of at least
 # $E2E_MB MB (10^6 bytes) by concatenating the *.txt files of the shared corpora repeatedly,
 # then times each program E2E_RUNS times, round-robin, with GNU time. Every program reads
 # the input file named on its command line and writes one result per input line into a
@@ -48,13 +48,13 @@ names=(irinorm-1t irinorm-all floor irinorm-1t-null irinorm-all-null floor-null 
 declare -A cmd=(
     [irinorm-1t]="$bin_dir/irinorm normalize --threads 1 --level scheme --form uri"
     [irinorm-all]="$bin_dir/irinorm normalize"
-    [floor]="$bin_dir/examples/floor"
+    [floor]="$bin_dir/floor"
     [irinorm-1t-null]="$bin_dir/irinorm normalize --threads 1 --level scheme --form uri"
     [irinorm-all-null]="$bin_dir/irinorm normalize"
-    [floor-null]="$bin_dir/examples/floor"
-    [ada-url]="$bin_dir/examples/peer_ada"
-    [url]="$bin_dir/examples/peer_url"
-    [iri-string]="$bin_dir/examples/peer_iri_string"
+    [floor-null]="$bin_dir/floor"
+    [ada-url]="$bin_dir/peer_ada"
+    [url]="$bin_dir/peer_url"
+    [iri-string]="$bin_dir/peer_iri_string"
 )
 for t in ${E2E_THREADS:-}; do
     case $t in *[!0-9]* | 0) echo "e2e: E2E_THREADS must be positive integers" >&2; exit 2 ;; esac
@@ -70,10 +70,10 @@ fi
 
 if [ "${E2E_NO_BUILD:-0}" != 1 ]; then
     echo "e2e: building (release)..." >&2
-    cargo build --release --quiet --bin irinorm \
-        --example floor --example peer_ada --example peer_url --example peer_iri_string
+    cargo build --release --quiet --bin irinorm
+    cargo build --release --quiet -p irinorm-bench --bins
 fi
-for bin in "$bin_dir/irinorm" "$bin_dir"/examples/{floor,peer_ada,peer_url,peer_iri_string}; do
+for bin in "$bin_dir/irinorm" "$bin_dir"/{floor,peer_ada,peer_url,peer_iri_string}; do
     [ -x "$bin" ] || { echo "e2e: $bin is missing (run without E2E_NO_BUILD)" >&2; exit 2; }
 done
 

@@ -7,7 +7,7 @@ Usage:
 
 Without --dump, the script first runs
 
-    IRINORM_SURT_DUMP=DIR cargo test --release --test surt surts_over_the_corpora
+    IRINORM_SURT_DUMP=DIR cargo test --release --test it surt::surts_over_the_corpora
 
 which writes one JSON line per corpus line (../shared/corpora/*.txt) to DIR/<corpus>.jsonl:
 the input, irinorm's scheme-rung key (uri form), and three SURTs of it:
@@ -284,7 +284,7 @@ def package_version():
 
 def dump(dir_):
     env = dict(os.environ, IRINORM_SURT_DUMP=dir_)
-    cmd = ["cargo", "test", "--release", "--test", "surt", "surts_over_the_corpora"]
+    cmd = ["cargo", "test", "--release", "--test", "it", "surt::surts_over_the_corpora"]
     print("running:", " ".join(cmd), file=sys.stderr)
     subprocess.run(cmd, cwd=ROOT, env=env, check=True, stdout=sys.stderr)
 

@@ -1,5 +1,8 @@
-//! The `irinorm` command: a thin shell over [`irinorm::cli`].
+//! The `irinorm` command: a thin shell over the library ([`irinorm`]): argument parsing and
+//! the wiring of each subcommand to a library operation, in [`cli`].
+
+mod cli;
 
 fn main() -> std::process::ExitCode {
-    irinorm::cli::main()
+    cli::main()
 }

@@ -11,7 +11,7 @@
 
 use std::io::{self, Read};
 
-use irinorm::engine::{Engine, EngineOptions};
+use irinorm::stream::{Engine, EngineOptions};
 use irinorm::Error;
 
 /// The peak resident set size of this process, in bytes (`None` off Linux).

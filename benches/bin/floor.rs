@@ -2,7 +2,7 @@
 //! `simdutf8`, write the lines back (a line that is not UTF-8 becomes an empty line).
 //!
 //! ```text
-//! cargo run --release --example floor -- [FILE] > OUT
+//! cargo run --release -p irinorm-bench --bin floor -- [FILE] > OUT
 //! ```
 
 #[path = "lines.rs"]

@@ -2,7 +2,7 @@
 //! line, one output line per input line (an empty line for a line that does not parse).
 //!
 //! ```text
-//! cargo run --release --example peer_ada -- [FILE] > OUT
+//! cargo run --release -p irinorm-bench --bin peer_ada -- [FILE] > OUT
 //! ```
 
 #[path = "lines.rs"]

@@ -4,7 +4,7 @@
 //! alone; anything else as an empty line.
 //!
 //! ```text
-//! cargo run --release --example peer_iri_string -- [FILE] > OUT
+//! cargo run --release -p irinorm-bench --bin peer_iri_string -- [FILE] > OUT
 //! ```
 
 use std::io::Write as _;

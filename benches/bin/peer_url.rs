@@ -3,7 +3,7 @@
 //! parse).
 //!
 //! ```text
-//! cargo run --release --example peer_url -- [FILE] > OUT
+//! cargo run --release -p irinorm-bench --bin peer_url -- [FILE] > OUT
 //! ```
 
 #[path = "lines.rs"]

@@ -5,8 +5,8 @@
 
 #![allow(dead_code)]
 
-use irinorm::normalize::Level;
-use irinorm::repair::{prepare, Repairs};
+use irinorm::iri::repair::{prepare, Repairs};
+use irinorm::ladder::Level;
 use irinorm::{to_uri, ErrorKind};
 
 /// The record the command line would parse for the raw bytes `data` (lenient mode):
@@ -73,10 +73,16 @@ pub fn is_bidi_format(c: char) -> bool {
 /// from the scheme rung up. A host that fails ToASCII kept its syntax form in both keys
 /// (SPEC §4), so for it the plain mapping applies (as in tests/properties.rs).
 pub fn key_iri_to_uri(k: &str, level: Level) -> String {
-    let ascii_host = level >= Level::Scheme;
-    match to_uri(k, ascii_host) {
+    let host = if level >= Level::Scheme {
+        irinorm::HostMapping::ToAscii
+    } else {
+        irinorm::HostMapping::PercentEncode
+    };
+    match to_uri(k, host) {
         Ok(u) => u.into_owned(),
-        Err(e) if e.kind == ErrorKind::Idna => to_uri(k, false).unwrap().into_owned(),
+        Err(e) if e.kind == ErrorKind::Idna => to_uri(k, irinorm::HostMapping::PercentEncode)
+            .unwrap()
+            .into_owned(),
         Err(e) => panic!("iri key {k:?} does not map to a URI: {e}"),
     }
 }

@@ -10,25 +10,33 @@
 mod common;
 
 use common::*;
-use irinorm::parse::{check, Grammar, IriRef};
+use irinorm::iri::parse::{check, Grammar, IriRef};
 use irinorm::{to_iri, to_uri};
 use libfuzzer_sys::fuzz_target;
 
 fn round_trip(input: &str) {
     if IriRef::parse(input).is_err() {
-        assert!(to_uri(input, false).is_err(), "{input:?}");
-        assert!(to_uri(input, true).is_err(), "{input:?}");
+        assert!(
+            to_uri(input, irinorm::HostMapping::PercentEncode).is_err(),
+            "{input:?}"
+        );
+        assert!(
+            to_uri(input, irinorm::HostMapping::ToAscii).is_err(),
+            "{input:?}"
+        );
         assert!(to_iri(input).is_err(), "{input:?}");
         return;
     }
-    let u = to_uri(input, false).unwrap().into_owned();
+    let u = to_uri(input, irinorm::HostMapping::PercentEncode)
+        .unwrap()
+        .into_owned();
     assert!(u.is_ascii(), "{input:?} -> {u:?}");
     assert!(
         check(&u, Grammar::UriReference).is_ok(),
         "{input:?} -> {u:?}"
     );
     assert_eq!(
-        to_uri(&u, false).unwrap(),
+        to_uri(&u, irinorm::HostMapping::PercentEncode).unwrap(),
         u.as_str(),
         "to_uri not idempotent"
     );
@@ -36,7 +44,7 @@ fn round_trip(input: &str) {
         assert_eq!(u, input, "to_uri changed a URI");
     }
     // With ToASCII: either an error of kind idna, or an ASCII URI reference.
-    if let Ok(ua) = to_uri(input, true) {
+    if let Ok(ua) = to_uri(input, irinorm::HostMapping::ToAscii) {
         assert!(ua.is_ascii(), "{input:?} -> {ua:?}");
         assert!(
             check(&ua, Grammar::UriReference).is_ok(),
@@ -51,7 +59,9 @@ fn round_trip(input: &str) {
         i.as_str(),
         "to_iri not idempotent for {u:?}"
     );
-    let back = to_uri(&i, false).unwrap().into_owned();
+    let back = to_uri(&i, irinorm::HostMapping::PercentEncode)
+        .unwrap()
+        .into_owned();
     assert_eq!(
         pct_canon(&back),
         pct_canon(&u),

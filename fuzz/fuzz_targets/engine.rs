@@ -10,8 +10,8 @@
 use std::io::{self, Read};
 use std::sync::OnceLock;
 
-use irinorm::engine::{Engine, EngineOptions, OnError, OutputMode, RunError};
-use irinorm::normalize::{Normalizer, Options};
+use irinorm::ladder::{Normalizer, Options};
+use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError};
 use irinorm::Error;
 use libfuzzer_sys::fuzz_target;
 
@@ -36,7 +36,7 @@ impl Read for Trickle<'_> {
 }
 
 /// The parts of an outcome that must not depend on chunking and threads.
-fn outcome(r: Result<irinorm::engine::Stats, RunError>, fail: bool) -> String {
+fn outcome(r: Result<irinorm::stream::Stats, RunError>, fail: bool) -> String {
     match r {
         // With `fail`, records after the failing one may or may not have been counted.
         Ok(s) if !fail => format!(
@@ -77,37 +77,21 @@ fuzz_target!(|data: &[u8]| {
         usize::MAX
     };
 
-    let base = EngineOptions {
-        output,
-        unique,
-        on_error,
-        max_line_bytes,
-        stats: true,
-        max_diagnostics: 0,
-        ..EngineOptions::default()
-    };
+    let base = EngineOptions::default()
+        .with_output(output)
+        .with_unique(unique)
+        .with_on_error(on_error)
+        .with_max_line_bytes(max_line_bytes)
+        .with_stats(true)
+        .with_max_diagnostics(0);
     let n = normalizer();
     let op = |rec: &str, out: &mut String| -> Result<(), Error> { n.normalize_into(rec, out) };
 
-    let reference = Engine::new(
-        &op,
-        EngineOptions {
-            threads: 1,
-            chunk_size: 1 << 20,
-            ..base.clone()
-        },
-    );
+    let reference = Engine::new(&op, base.clone().with_threads(1).with_chunk_size(1 << 20));
     let mut want = Vec::new();
     let want_r = outcome(reference.run(input, &mut want), on_error == OnError::Fail);
 
-    let engine = Engine::new(
-        &op,
-        EngineOptions {
-            threads,
-            chunk_size,
-            ..base
-        },
-    );
+    let engine = Engine::new(&op, base.with_threads(threads).with_chunk_size(chunk_size));
     let mut got = Vec::new();
     let got_r = outcome(
         engine.run(Trickle { data: input, step }, &mut got),

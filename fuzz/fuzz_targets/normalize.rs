@@ -15,11 +15,11 @@ mod common;
 use std::sync::{Arc, OnceLock};
 
 use common::*;
-use irinorm::normalize::{Form, Level, Normalizer, Options};
-use irinorm::parse::{check, Grammar, IriRef};
-use irinorm::path::has_dot_segments;
-use irinorm::protocol::Rules;
-use irinorm::surt::surt;
+use irinorm::iri::parse::{check, Grammar, IriRef};
+use irinorm::iri::path::has_dot_segments;
+use irinorm::ladder::protocol::Rules;
+use irinorm::ladder::surt::surt;
+use irinorm::ladder::{Form, Level, Normalizer, Options};
 use libfuzzer_sys::fuzz_target;
 
 const LEVELS: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];
@@ -36,13 +36,13 @@ fn set() -> &'static Set {
         let crawler = Arc::new(Rules::profile("crawler").expect("the crawler profile"));
         let make = |level, nfc| {
             FORMS.map(|form| {
-                Normalizer::new(Options {
-                    level,
-                    form,
-                    nfc,
-                    rules: (level == Level::Protocol).then(|| crawler.clone()),
-                    ..Options::default()
-                })
+                Normalizer::new(
+                    Options::default()
+                        .with_level(level)
+                        .with_form(form)
+                        .with_nfc(nfc)
+                        .with_rules((level == Level::Protocol).then(|| crawler.clone())),
+                )
                 .unwrap()
             })
         };

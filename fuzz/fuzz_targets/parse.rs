@@ -4,8 +4,8 @@
 
 #![no_main]
 
-use irinorm::parse::{check, Grammar, IriRef};
-use irinorm::repair::{prepare, Repairs};
+use irinorm::iri::parse::{check, Grammar, IriRef};
+use irinorm::iri::repair::{prepare, Repairs};
 use libfuzzer_sys::fuzz_target;
 
 const GRAMMARS: [Grammar; 6] = [
@@ -78,7 +78,16 @@ fuzz_target!(|data: &[u8]| {
     for strict in [false, true] {
         let mut scratch = String::new();
         let mut repairs = Repairs::default();
-        if let Ok(text) = prepare(data, if strict { irinorm::Repair::Strict } else { irinorm::Repair::Lenient }, &mut scratch, &mut repairs) {
+        if let Ok(text) = prepare(
+            data,
+            if strict {
+                irinorm::Repair::Strict
+            } else {
+                irinorm::Repair::Lenient
+            },
+            &mut scratch,
+            &mut repairs,
+        ) {
             if strict {
                 assert_eq!(text.as_bytes(), data, "strict prepare changed the record");
             }

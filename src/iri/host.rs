@@ -1,0 +1,989 @@
+//! Hosts: IP literals (RFC 3986 §3.2.2, RFC 5952) and registered names through IDNA
+//! (UTS #46 via the `idna` crate; RFC 3987 §3.1 and §5.3.3, RFC 3490 §4, RFC 5891 §4.2).
+//!
+//! This module owns everything that looks *inside* the `host` subcomponent once the
+//! authority has been split into userinfo, host and port:
+//!
+//! * recognizing `IPv4address`, `IPv6address` and `IPvFuture` exactly as the ABNF of
+//!   RFC 3986 §3.2.2 spells them ([`is_ipv4address`], [`parse_ipv6`], [`is_ipvfuture`]);
+//! * writing an IPv6 address in the canonical text form of RFC 5952 §4 and §5
+//!   ([`write_ipv6_rfc5952`]), or merely lowercasing an IP literal at the syntax-based rung
+//!   of RFC 3986 §6.2.2.1 ([`lowercase_ip_literal`]);
+//! * mapping a `reg-name` / `ireg-name` to its A-label (ToASCII) or U-label (ToUnicode) form
+//!   ([`dns_host`]).
+//!
+//! Nothing here sees brackets, userinfo or a port: callers strip the `[` `]` around an
+//! IP literal and split the `:port` off before calling in.
+
+use crate::iri::chars;
+use idna::uts46::{verify_dns_length, AsciiDenyList, DnsLength, ErrorPolicy, Hyphens, Uts46};
+
+// ---------------------------------------------------------------------------------------
+// IP literals
+// ---------------------------------------------------------------------------------------
+
+/// Parses `dec-octet "." dec-octet "." dec-octet "." dec-octet` covering all of `b`.
+///
+/// `dec-octet` (RFC 3986 §3.2.2) is `DIGIT / %x31-39 DIGIT / "1" 2DIGIT / "2" %x30-34 DIGIT /
+/// "25" %x30-35`, which is exactly the decimal numbers 0–255 written without leading zeros.
+fn parse_ipv4(b: &[u8]) -> Option<[u8; 4]> {
+    let mut out = [0u8; 4];
+    let mut i = 0;
+    for (k, slot) in out.iter_mut().enumerate() {
+        if k > 0 {
+            if b.get(i) != Some(&b'.') {
+                return None;
+            }
+            i += 1;
+        }
+        let start = i;
+        let mut v: u16 = 0;
+        while i < b.len() && b[i].is_ascii_digit() && i - start < 3 {
+            v = v * 10 + u16::from(b[i] - b'0');
+            i += 1;
+        }
+        let digits = i - start;
+        if digits == 0 || v > 255 || (digits > 1 && b[start] == b'0') {
+            return None;
+        }
+        *slot = v as u8;
+    }
+    if i == b.len() {
+        Some(out)
+    } else {
+        None
+    }
+}
+
+/// Whether `s` is an `IPv4address` of RFC 3986 §3.2.2:
+/// `dec-octet "." dec-octet "." dec-octet "." dec-octet`.
+///
+/// `dec-octet` is taken exactly as the ABNF has it: 0–255 in decimal with no leading zeros,
+/// so `"0"` is a `dec-octet` and `"01"` or `"000"` are not. Anything else (three or five
+/// parts, a trailing dot, signs, spaces) is not an `IPv4address`.
+pub fn is_ipv4address(s: &str) -> bool {
+    parse_ipv4(s.as_bytes()).is_some()
+}
+
+/// Parses an `IPv6address` of RFC 3986 §3.2.2 into its eight 16-bit groups.
+///
+/// Accepts exactly the nine alternatives of the ABNF, with `h16 = 1*4HEXDIG` (either case)
+/// and `ls32 = ( h16 ":" h16 ) / IPv4address`: eight groups without `::`, or at most seven
+/// explicit groups with one `::` standing for one or more zero groups, where an embedded
+/// `IPv4address` may only take the place of the last two groups. Everything else is
+/// rejected: zone identifiers (`%eth0`, RFC 6874 is not part of RFC 3986), brackets,
+/// groups of five or more hex digits, a second `::`, too many or too few groups, a lone
+/// leading or trailing `:`, an `IPv4address` anywhere but at the end, and dotted parts that
+/// are not `dec-octet`s (`::01.2.3.4`, `::256.0.0.1`).
+///
+/// One left-to-right pass over the bytes, no allocation.
+pub fn parse_ipv6(s: &str) -> Option<[u16; 8]> {
+    let b = s.as_bytes();
+    let mut groups = [0u16; 8];
+    let mut n = 0usize; // explicit groups written so far
+    let mut gap: Option<usize> = None; // group index where "::" stands
+    let mut i = 0usize;
+
+    if b.starts_with(b"::") {
+        gap = Some(0);
+        i = 2;
+    } else if b.first() == Some(&b':') {
+        return None;
+    }
+
+    while i < b.len() {
+        if n == 8 {
+            return None;
+        }
+        let start = i;
+        let mut v: u32 = 0;
+        // Read at most five hex digits: five already proves the group is too long (and no
+        // dec-octet has more than three digits, so it cannot be an IPv4address either).
+        while i < b.len() && i - start < 5 {
+            match chars::hex_value(b[i]) {
+                Some(h) => {
+                    v = (v << 4) | u32::from(h);
+                    i += 1;
+                }
+                None => break,
+            }
+        }
+        let digits = i - start;
+        if digits == 0 {
+            return None;
+        }
+        if b.get(i) == Some(&b'.') {
+            // ls32 as IPv4address: must fill the last two groups and end the input.
+            if n > 6 {
+                return None;
+            }
+            let v4 = parse_ipv4(&b[start..])?;
+            groups[n] = u16::from_be_bytes([v4[0], v4[1]]);
+            groups[n + 1] = u16::from_be_bytes([v4[2], v4[3]]);
+            n += 2;
+            break;
+        }
+        if digits > 4 {
+            return None;
+        }
+        groups[n] = v as u16;
+        n += 1;
+        if i == b.len() {
+            break;
+        }
+        if b[i] != b':' {
+            return None;
+        }
+        i += 1;
+        if b.get(i) == Some(&b':') {
+            if gap.is_some() {
+                return None;
+            }
+            gap = Some(n);
+            i += 1;
+        } else if i == b.len() {
+            // A lone trailing ':'.
+            return None;
+        }
+    }
+
+    match gap {
+        None if n == 8 => Some(groups),
+        None => None,
+        Some(_) if n > 7 => None,
+        Some(p) => {
+            let tail = n - p;
+            groups.copy_within(p..n, 8 - tail);
+            groups[p..8 - tail].fill(0);
+            Some(groups)
+        }
+    }
+}
+
+/// Whether `s` is an `IPvFuture` of RFC 3986 §3.2.2:
+/// `"v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )`.
+///
+/// The `v` matches case-insensitively, as every literal string in ABNF does (RFC 5234 §2.3);
+/// the hex digits may be of either case.
+pub fn is_ipvfuture(s: &str) -> bool {
+    let b = s.as_bytes();
+    if !matches!(b.first(), Some(b'v' | b'V')) {
+        return false;
+    }
+    let mut i = 1;
+    while i < b.len() && b[i].is_ascii_hexdigit() {
+        i += 1;
+    }
+    if i == 1 || b.get(i) != Some(&b'.') {
+        return false;
+    }
+    let rest = &b[i + 1..];
+    !rest.is_empty()
+        && rest
+            .iter()
+            .all(|&c| chars::is(c, chars::UNRESERVED | chars::SUB_DELIM) || c == b':')
+}
+
+/// Appends the canonical text form of an IPv6 address (RFC 5952 §4), without brackets.
+///
+/// * §4.1: leading zeros of each group are dropped, a zero group is written `0`;
+/// * §4.2.1–§4.2.3: the longest run of two or more zero groups becomes `::`, the first one
+///   when two runs are equally long; a single zero group is never shortened;
+/// * §4.3: hex digits are lowercase;
+/// * §5: an IPv4-mapped address (`::ffff:0:0/96`, the one well-known prefix RFC 4291 defines
+///   for embedding) is written in mixed notation, `::ffff:192.0.2.1`. Other prefixes
+///   (IPv4-compatible, ISATAP, NAT64) stay in plain hex.
+pub fn write_ipv6_rfc5952(addr: &[u16; 8], out: &mut String) {
+    if addr[..5].iter().all(|&g| g == 0) && addr[5] == 0xffff {
+        let [a, b] = addr[6].to_be_bytes();
+        let [c, d] = addr[7].to_be_bytes();
+        use std::fmt::Write as _;
+        let _ = write!(out, "::ffff:{a}.{b}.{c}.{d}");
+        return;
+    }
+
+    // Longest run of zero groups, the first one on a tie; runs of one do not count.
+    let (mut best_start, mut best_len) = (8usize, 0usize);
+    let mut k = 0;
+    while k < 8 {
+        if addr[k] == 0 {
+            let start = k;
+            while k < 8 && addr[k] == 0 {
+                k += 1;
+            }
+            if k - start > best_len {
+                best_start = start;
+                best_len = k - start;
+            }
+        } else {
+            k += 1;
+        }
+    }
+    if best_len < 2 {
+        best_start = 8;
+        best_len = 0;
+    }
+
+    let mut k = 0;
+    while k < 8 {
+        if k == best_start {
+            out.push_str("::");
+            k += best_len;
+            continue;
+        }
+        if k > 0 && k != best_start + best_len {
+            out.push(':');
+        }
+        write_hex_group(addr[k], out);
+        k += 1;
+    }
+}
+
+/// Appends one 16-bit group as lowercase hex without leading zeros (RFC 5952 §4.1, §4.3).
+fn write_hex_group(g: u16, out: &mut String) {
+    const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+    let mut started = false;
+    for shift in [12u32, 8, 4, 0] {
+        let nibble = ((g >> shift) & 0xf) as usize;
+        if nibble != 0 || started || shift == 0 {
+            started = true;
+            out.push(HEX_LOWER[nibble] as char);
+        }
+    }
+}
+
+/// Appends `s` with ASCII letters lowercased and nothing else changed.
+///
+/// This is the case normalization of RFC 3986 §6.2.2.1 for an IP literal (`IPv6address` or
+/// `IPvFuture`, without brackets): the syntax-based rung lowercases the literal but does not
+/// compress or otherwise rewrite it (that is [`write_ipv6_rfc5952`], a scheme-independent
+/// but not purely syntactic step).
+pub fn lowercase_ip_literal(s: &str, out: &mut String) {
+    let start = out.len();
+    out.push_str(s);
+    out[start..].make_ascii_lowercase();
+}
+
+// ---------------------------------------------------------------------------------------
+// Registered names through IDNA
+// ---------------------------------------------------------------------------------------
+
+/// Which form [`dns_host`] writes a registered name in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostForm {
+    /// ToASCII: every non-ASCII label as an A-label (`xn--…`), RFC 3987 §3.1 /
+    /// RFC 3490 §4.1; the form a URI carries.
+    Ascii,
+    /// ToUnicode: every A-label decoded to its U-label, RFC 3490 §4.2; the form
+    /// RFC 3987 §5.3.3 recommends keeping in an IRI for legibility.
+    Unicode,
+}
+
+/// Why a host could not be processed.
+///
+/// Returned by [`dns_host`] when the host is not a valid internationalized domain name
+/// under the rules it documents (invalid percent-encoded UTF-8, a character STD3 rules
+/// forbid, a hyphen in the wrong place, an empty or over-long label, bad Punycode, a
+/// disallowed code point, a bidi or joiner rule violation, or a U-label form that an
+/// `ireg-name` cannot carry raw).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdnaFailure;
+
+/// _UseSTD3ASCIIRules=true_: only `a-z`, `0-9`, `-` (and `.` as separator) survive mapping,
+/// as RFC 3987 §3.1 and §5.3.3 ask.
+const DENY: AsciiDenyList = AsciiDenyList::STD3;
+/// No hyphen first or last in a label, as the STD3 rules of RFC 3490 §4.1 (ToASCII step 3)
+/// require. The IDNA2008 ban on `--` in the third and fourth positions (RFC 5891 §4.2.3.1)
+/// is not applied: real hosts such as `r4---sn-abc.example` use it.
+const HYPHENS: Hyphens = Hyphens::CheckFirstLast;
+/// _VerifyDNSLength=true_ (RFC 3490 §4.1 step 8): labels of 1–63 octets and a name of at
+/// most 253 octets in ASCII form, except that one trailing root-label dot is allowed.
+const DNS_LENGTH: DnsLength = DnsLength::VerifyAllowRootDot;
+
+/// Maps a registered name (`reg-name` of RFC 3986 §3.2.2 or `ireg-name` of RFC 3987 §2.2)
+/// to its A-label form ([`HostForm::Ascii`]) or U-label form ([`HostForm::Unicode`]) and
+/// appends it to `out`.
+///
+/// `host` is the host as it appears in the IRI, after the caller has split off userinfo and
+/// the port and has recognized IP literals (`[…]`) and, if it wishes, `IPv4address`es: this
+/// function only ever sees the name itself, and a `:` in it is an error like any other
+/// character STD3 rules forbid. It may contain `%XX` percent-encodings (either hex case) and
+/// raw non-ASCII characters.
+///
+/// Steps:
+///
+/// 1. An empty host appends nothing and is `Ok` (RFC 3986 §3.2.2 allows an empty
+///    `reg-name`).
+/// 2. Fast path: a pure-ASCII host without `%` whose labels are already valid LDH labels
+///    (letters, digits and hyphens, no hyphen first or last, no `--` in the third and fourth
+///    position, so no `xn--` label either; 1–63 octets each, at most 253 octets in all, one
+///    trailing root dot allowed) is appended ASCII-lowercased. That is exactly what the
+///    slow path produces for such input; every other input takes the slow path.
+/// 3. The whole host is percent-decoded to octets (RFC 3986 §3.2.2: percent-encoding in a
+///    host represents UTF-8); octets that are not UTF-8, or a `%` not followed by two hex
+///    digits, give `Err`.
+/// 4. UTS #46 processing, non-transitional (the only mode `idna` 1.x implements), with
+///    `idna::uts46::Uts46::process` and
+///    * `AsciiDenyList::STD3` (_UseSTD3ASCIIRules=true_, RFC 3987 §3.1: `_`, `%`, `*`,
+///      `:`, spaces and the like fail),
+///    * `Hyphens::CheckFirstLast` (no hyphen first or last in a label, RFC 3490 §4.1 STD3;
+///      the IDNA2008 ban on `--` in the third and fourth positions is not applied, see
+///      [`HYPHENS`]),
+///    * `ErrorPolicy::FailFast`, with the _ToUnicode_ closure (`|_, _, _| true`) and an
+///      `ascii_sink`, so one pass yields both forms,
+///    * then `idna::uts46::verify_dns_length(ascii, true)` on the _ToASCII_ form, i.e.
+///      _VerifyDNSLength=true_ except that one trailing root dot is allowed (the crate's
+///      `DnsLength::VerifyAllowRootDot`). So `a..b` and `.` fail, `example.com.` keeps its dot.
+///
+///    UTS #46 mapping treats U+002E, U+3002, U+FF0E and U+FF61 all as label separators
+///    (RFC 3490 §3.1 step 1) and writes them as `.`.
+/// 5. [`HostForm::Ascii`] appends the _ToASCII_ result; [`HostForm::Unicode`] appends the
+///    _ToUnicode_ result, but only if every character of it may stand raw in an `ireg-name`
+///    (`iunreserved`, RFC 3987 §2.2: ASCII unreserved or `ucschar`, and not a bidi
+///    formatting character, RFC 3987 §4.1); otherwise it is `Err` as well.
+///
+/// On `Err` nothing is appended to `out`. When both forms are `Ok` for a host, they name the
+/// same host: feeding either result back in, in either form, gives the same two results.
+pub fn dns_host(host: &str, form: HostForm, out: &mut String) -> Result<(), IdnaFailure> {
+    if host.is_empty() {
+        return Ok(());
+    }
+    if is_valid_ldh_host(host.as_bytes()) {
+        let start = out.len();
+        out.push_str(host);
+        out[start..].make_ascii_lowercase();
+        return Ok(());
+    }
+    dns_host_slow(host, form, out)
+}
+
+/// Whether a pure-ASCII host is already a valid host under the rules of [`dns_host`] and
+/// needs nothing but lowercasing: the fast path.
+pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
+    let body = b.strip_suffix(b".").unwrap_or(b);
+    if body.is_empty() || body.len() > 253 {
+        return false;
+    }
+    body.split(|&c| c == b'.').all(|label| {
+        let n = label.len();
+        (1..=63).contains(&n)
+            && label.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+            && label[0] != b'-'
+            && label[n - 1] != b'-'
+            // Any `--` in the third and fourth positions (every `xn--` label among them)
+            // goes to the slow path, where an A-label is validated by decoding it.
+            && !(n >= 4 && label[2] == b'-' && label[3] == b'-')
+    })
+}
+
+/// The slow path of [`dns_host`]: percent-decoding, UTS #46, length and `ireg-name` checks.
+fn dns_host_slow(host: &str, form: HostForm, out: &mut String) -> Result<(), IdnaFailure> {
+    if host.is_empty() {
+        return Ok(());
+    }
+    let decoded;
+    let bytes: &[u8] = if memchr::memchr(b'%', host.as_bytes()).is_some() {
+        decoded = percent_decode(host.as_bytes()).ok_or(IdnaFailure)?;
+        &decoded
+    } else {
+        host.as_bytes()
+    };
+    // `process` checks UTF-8 itself, but an early check keeps the contract obvious.
+    let text = std::str::from_utf8(bytes).map_err(|_| IdnaFailure)?;
+
+    let start = out.len();
+    let mut ascii_side = String::new();
+    let result = Uts46::new().process(
+        text.as_bytes(),
+        DENY,
+        HYPHENS,
+        ErrorPolicy::FailFast,
+        |_, _, _| form == HostForm::Unicode,
+        out,
+        Some(&mut ascii_side),
+    );
+    let ok = match result {
+        Ok(idna::uts46::ProcessingSuccess::Passthrough) => {
+            // The input was already the output (ASCII, lowercase, valid).
+            out.truncate(start);
+            out.push_str(text);
+            true
+        }
+        Ok(idna::uts46::ProcessingSuccess::WroteToSink) => true,
+        Err(_) => false,
+    };
+    let ok = ok && {
+        // `ascii_side` is filled only when `out` got non-ASCII (Unicode) output; otherwise
+        // what `out` got is the ToASCII form itself.
+        let ascii = if ascii_side.is_empty() {
+            &out[start..]
+        } else {
+            ascii_side.as_str()
+        };
+        (DNS_LENGTH == DnsLength::Ignore
+            || verify_dns_length(ascii, DNS_LENGTH == DnsLength::VerifyAllowRootDot))
+            && (form == HostForm::Ascii || out[start..].chars().all(allowed_in_ireg_name))
+    };
+    if ok {
+        Ok(())
+    } else {
+        out.truncate(start);
+        Err(IdnaFailure)
+    }
+}
+
+/// Whether `c` may appear raw (not percent-encoded) in an `ireg-name` as the U-label form
+/// of a host: `iunreserved` of RFC 3987 §2.2 (ASCII `unreserved` or `ucschar`), the label
+/// separator `.` included, minus the bidi formatting characters RFC 3987 §4.1 forbids.
+fn allowed_in_ireg_name(c: char) -> bool {
+    if c.is_ascii() {
+        chars::is_unreserved(c as u8)
+    } else {
+        chars::is_ucschar(c) && !chars::is_bidi_format(c)
+    }
+}
+
+/// Decodes every `%XX` (either hex case) in `b`; `None` if a `%` is not followed by two hex
+/// digits.
+fn percent_decode(b: &[u8]) -> Option<Vec<u8>> {
+    let mut v = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            let hi = chars::hex_value(*b.get(i + 1)?)?;
+            let lo = chars::hex_value(*b.get(i + 2)?)?;
+            v.push(hi << 4 | lo);
+            i += 3;
+        } else {
+            v.push(b[i]);
+            i += 1;
+        }
+    }
+    Some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn canon(s: &str) -> String {
+        let a = parse_ipv6(s).unwrap_or_else(|| panic!("{s:?} should parse"));
+        let mut out = String::new();
+        write_ipv6_rfc5952(&a, &mut out);
+        out
+    }
+
+    fn host(h: &str, form: HostForm) -> Result<String, IdnaFailure> {
+        let mut out = String::from("prefix|");
+        let r = dns_host(h, form, &mut out);
+        if r.is_err() {
+            assert_eq!(out, "prefix|", "nothing appended on error for {h:?}");
+        }
+        r.map(|()| out["prefix|".len()..].to_string())
+    }
+
+    fn slow(h: &str, form: HostForm) -> Result<String, IdnaFailure> {
+        let mut out = String::from("x");
+        let r = dns_host_slow(h, form, &mut out);
+        if r.is_err() {
+            assert_eq!(out, "x");
+        }
+        r.map(|()| out[1..].to_string())
+    }
+
+    fn ascii(h: &str) -> Result<String, IdnaFailure> {
+        host(h, HostForm::Ascii)
+    }
+
+    fn unicode(h: &str) -> Result<String, IdnaFailure> {
+        host(h, HostForm::Unicode)
+    }
+
+    #[test]
+    fn ipv4_edges() {
+        for ok in [
+            "0.0.0.0",
+            "255.255.255.255",
+            "192.0.2.1",
+            "10.0.0.1",
+            "1.22.199.249",
+        ] {
+            assert!(is_ipv4address(ok), "{ok}");
+        }
+        for bad in [
+            "256.0.0.1",
+            "01.2.3.4",
+            "1.2.3.04",
+            "000.0.0.0",
+            "1.2.3",
+            "1.2.3.4.",
+            ".1.2.3.4",
+            "1.2.3.4.5",
+            "1..2.3",
+            "",
+            "1.2.3.-4",
+            "1.2.3.+4",
+            " 1.2.3.4",
+            "1.2.3.1000",
+            "1.2.3.a",
+            "0x1.2.3.4",
+            "300.1.1.1",
+            "260.1.1.1",
+        ] {
+            assert!(!is_ipv4address(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn ipv6_rfc5952_examples() {
+        for (input, want) in [
+            ("2001:db8:0:0:1:0:0:1", "2001:db8::1:0:0:1"),
+            ("2001:0db8::0001", "2001:db8::1"),
+            ("2001:db8:0:0:0:0:2:1", "2001:db8::2:1"),
+            ("2001:db8::0:1", "2001:db8::1"),
+            ("2001:db8:0:1:1:1:1:1", "2001:db8:0:1:1:1:1:1"),
+            ("2001:db8::1:1:1:1:1", "2001:db8:0:1:1:1:1:1"),
+            ("2001:0:0:1:0:0:0:1", "2001:0:0:1::1"),
+            ("2001:DB8::ABCD:EF01", "2001:db8::abcd:ef01"),
+            ("2001:Db8:0:0:0:0:0:0", "2001:db8::"),
+            ("::", "::"),
+            ("0:0:0:0:0:0:0:0", "::"),
+            ("::1", "::1"),
+            ("0:0:0:0:0:0:0:1", "::1"),
+            ("1::", "1::"),
+            ("1:0:0:0:0:0:0:0", "1::"),
+            ("1:0:1:0:1:0:1:0", "1:0:1:0:1:0:1:0"),
+            ("::ffff:192.0.2.1", "::ffff:192.0.2.1"),
+            ("::FFFF:c000:0201", "::ffff:192.0.2.1"),
+            ("0:0:0:0:0:ffff:192.0.2.1", "::ffff:192.0.2.1"),
+            ("::ffff:0.0.0.0", "::ffff:0.0.0.0"),
+            ("::1.2.3.4", "::102:304"),
+            ("64:ff9b::192.0.2.33", "64:ff9b::c000:221"),
+            ("1:2:3:4:5:6:1.2.3.4", "1:2:3:4:5:6:102:304"),
+            ("1:2:3:4:5:6:7::", "1:2:3:4:5:6:7:0"),
+            ("::2:3:4:5:6:7:8", "0:2:3:4:5:6:7:8"),
+            (
+                "FEDC:BA98:7654:3210:FEDC:BA98:7654:3210",
+                "fedc:ba98:7654:3210:fedc:ba98:7654:3210",
+            ),
+            ("1:0:0:2:0:0:0:3", "1:0:0:2::3"),
+            ("0:0:1:0:0:1:0:0", "::1:0:0:1:0:0"),
+        ] {
+            assert_eq!(canon(input), want, "{input}");
+            // The canonical form parses back to the same address and is a fixed point.
+            assert_eq!(parse_ipv6(want), parse_ipv6(input), "{want}");
+            assert_eq!(canon(want), want);
+        }
+        assert_eq!(
+            parse_ipv6("2001:db8::1:0:0:1"),
+            Some([0x2001, 0xdb8, 0, 0, 1, 0, 0, 1])
+        );
+        assert_eq!(
+            parse_ipv6("::ffff:192.0.2.1"),
+            Some([0, 0, 0, 0, 0, 0xffff, 0xc000, 0x0201])
+        );
+    }
+
+    #[test]
+    fn ipv6_invalid() {
+        for bad in [
+            "1:2:3:4:5:6:7:8:9",
+            "1::2::3",
+            "12345::",
+            "::12345",
+            ":1::",
+            "1:::2",
+            ":::",
+            "::1%eth0",
+            "fe80::1%25eth0",
+            "::256.0.0.1",
+            "::01.2.3.4",
+            "1:2:3:4:5:6:7:1.2.3.4",
+            "1:2:3:4:5:6:7",
+            "1:2:3:4:5:6:7:8::",
+            "::1:2:3:4:5:6:7:8",
+            "1:2:3:4::5:6:7:8",
+            "1.2.3.4::",
+            "1.2.3.4:1::",
+            "::1.2.3.4:1",
+            "::1.2.3",
+            "::1.2.3.4.5",
+            "1:",
+            ":1",
+            ":",
+            "",
+            "1",
+            "1:2",
+            "[::1]",
+            "::g",
+            "1::2:",
+            ":1:2:3:4:5:6:7",
+            "1:2:3:4:5:6:7:",
+            "::a.b.c.d",
+            "::ffff:1.2.3.4.",
+            " ::1",
+            "::1 ",
+            "1:2:3:4:5:6:7:8:",
+            "::ffff:0x1.2.3.4",
+        ] {
+            assert_eq!(parse_ipv6(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn ipv6_accepts_each_abnf_alternative() {
+        for ok in [
+            "1:2:3:4:5:6:7:8",
+            "1:2:3:4:5:6:1.2.3.4",
+            "::2:3:4:5:6:7:8",
+            "::2:3:4:5:6:1.2.3.4",
+            "1::3:4:5:6:7:8",
+            "::3:4:5:6:7:8",
+            "1:2::4:5:6:7:8",
+            "1:2:3::5:6:7:8",
+            "1:2:3:4::6:7:8",
+            "1:2:3:4:5::7:8",
+            "1:2:3:4:5::1.2.3.4",
+            "1:2:3:4:5:6::8",
+            "1:2:3:4:5:6:7::",
+            "::",
+            "::8",
+            "1::",
+            "::1.2.3.4",
+            "abcd:EF01::ffff",
+            "0000:0000::0000",
+        ] {
+            assert!(parse_ipv6(ok).is_some(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn ipvfuture() {
+        for ok in ["v1.x", "V7.a:b", "vF.~-._!$&'()*+,;=:", "v1aB.0", "v1.:"] {
+            assert!(is_ipvfuture(ok), "{ok}");
+        }
+        for bad in [
+            "v.x", "v1.", "vG.x", "1.x", "v1x", "", "v", "v1.x/", "v1.x%20", "v1.[", "w1.x",
+        ] {
+            assert!(!is_ipvfuture(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn lowercase_literal() {
+        let mut out = String::from("[");
+        lowercase_ip_literal("2001:DB8:0:0::1", &mut out);
+        assert_eq!(out, "[2001:db8:0:0::1");
+        let mut out = String::new();
+        lowercase_ip_literal("V1F.AbC:!", &mut out);
+        assert_eq!(out, "v1f.abc:!");
+    }
+
+    #[test]
+    fn idna_examples() {
+        assert_eq!(ascii("Bücher.example").unwrap(), "xn--bcher-kva.example");
+        assert_eq!(unicode("xn--bcher-kva.example").unwrap(), "bücher.example");
+        assert_eq!(unicode("XN--BCHER-KVA.Example").unwrap(), "bücher.example");
+        assert_eq!(unicode("Bücher.example").unwrap(), "bücher.example");
+        assert_eq!(
+            ascii("%E4%B8%AD%E5%9B%BD.example").unwrap(),
+            "xn--fiqs8s.example"
+        );
+        assert_eq!(
+            ascii("%e4%b8%ad%E5%9B%bd.example").unwrap(),
+            "xn--fiqs8s.example"
+        );
+        assert_eq!(
+            unicode("%E4%B8%AD%E5%9B%BD.example").unwrap(),
+            "中国.example"
+        );
+        assert_eq!(ascii("例え.テスト").unwrap(), "xn--r8jz45g.xn--zckzah");
+        assert_eq!(unicode("xn--r8jz45g.xn--zckzah").unwrap(), "例え.テスト");
+        assert_eq!(ascii("a．b").unwrap(), "a.b");
+        assert_eq!(ascii("a。b｡c").unwrap(), "a.b.c");
+        assert_eq!(unicode("a．b").unwrap(), "a.b");
+        assert_eq!(ascii("ÖBB.at").unwrap(), "xn--bb-eka.at");
+        assert_eq!(unicode("ÖBB.at").unwrap(), "öbb.at");
+        // Non-transitional: ß and ς are kept, not mapped to ss / σ.
+        assert_eq!(ascii("faß.de").unwrap(), "xn--fa-hia.de");
+        assert_eq!(ascii("EXAMPLE.com").unwrap(), "example.com");
+        assert_eq!(ascii("%41.com").unwrap(), "a.com");
+        assert_eq!(ascii("a%2Eb").unwrap(), "a.b");
+    }
+
+    #[test]
+    fn idna_failures() {
+        for bad in [
+            "%FF.example",
+            "a%ff",
+            "%C3",
+            "%",
+            "a%2",
+            "a%zz",
+            "a_b.com",
+            "a b.com",
+            "a*b.com",
+            "a%25b.com",
+            "a%20b.com",
+            "xn--zz",
+            "xn--",
+            "xn--a-",
+            "-a.com",
+            "a-.com",
+            "a..b",
+            ".",
+            "..",
+            ".a",
+            "example.com..",
+            "example.com:80",
+            "user@example.com",
+            "a/b",
+            "[::1]",
+            "\u{200E}a.com",
+            "a\u{FFFD}.com",
+        ] {
+            assert_eq!(ascii(bad), Err(IdnaFailure), "ascii {bad:?}");
+            assert_eq!(unicode(bad), Err(IdnaFailure), "unicode {bad:?}");
+        }
+        // RFC 3490's hyphen rule only: `--` inside a label is fine.
+        assert_eq!(ascii("r4---sn-AB.example").unwrap(), "r4---sn-ab.example");
+        let long_label = "a".repeat(64);
+        assert_eq!(ascii(&long_label), Err(IdnaFailure));
+        assert_eq!(ascii(&"a".repeat(63)).unwrap(), "a".repeat(63));
+        let long_name = vec!["a".repeat(63); 4].join(".");
+        assert_eq!(long_name.len(), 255);
+        assert_eq!(ascii(&long_name), Err(IdnaFailure));
+    }
+
+    #[test]
+    fn trailing_dot_and_empty() {
+        assert_eq!(ascii("example.com.").unwrap(), "example.com.");
+        assert_eq!(unicode("example.com.").unwrap(), "example.com.");
+        assert_eq!(ascii("EXAMPLE.com.").unwrap(), "example.com.");
+        assert_eq!(ascii("Bücher.example.").unwrap(), "xn--bcher-kva.example.");
+        assert_eq!(
+            unicode("xn--bcher-kva.example.").unwrap(),
+            "bücher.example."
+        );
+        assert_eq!(ascii("example．").unwrap(), "example.");
+        assert_eq!(ascii("").unwrap(), "");
+        assert_eq!(unicode("").unwrap(), "");
+    }
+
+    #[test]
+    fn port_is_never_part_of_the_host() {
+        // Callers split `:port` off first; if they do not, the `:` is a STD3 failure rather
+        // than something silently kept or dropped.
+        assert_eq!(ascii("example.com:8080"), Err(IdnaFailure));
+        assert_eq!(unicode("bücher.example:80"), Err(IdnaFailure));
+        assert_eq!(ascii("example.com:"), Err(IdnaFailure));
+        assert_eq!(ascii("example.com").unwrap(), "example.com");
+    }
+
+    #[test]
+    fn unicode_form_character_check() {
+        // `_` and `~` are `iunreserved`; STD3 rules never let them through, so the check
+        // only has to guard against what an `ireg-name` cannot hold raw.
+        for c in [
+            'a',
+            'z',
+            '0',
+            '-',
+            '.',
+            '_',
+            '~',
+            'é',
+            '中',
+            '\u{1F600}',
+            '\u{200D}',
+        ] {
+            assert!(allowed_in_ireg_name(c), "{c:?}");
+        }
+        for c in [
+            '%',
+            ':',
+            '\u{85}',
+            '\u{200E}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{E000}',
+            '\u{FDD0}',
+            '\u{FFFD}',
+            '\u{E0001}',
+        ] {
+            assert!(!allowed_in_ireg_name(c), "{c:?}");
+        }
+    }
+
+    /// A few hundred hosts: hand-picked ones plus deterministic pseudo-random ones over an
+    /// alphabet that hits every branch of the fast-path check.
+    fn varied_hosts() -> Vec<String> {
+        let mut hosts: Vec<String> = [
+            "a_b.com",
+            "xn--nxasmq6b.com",
+            "XN--NXASMQ6B.com",
+            "Xn--nxasmq6b.com",
+            "EXAMPLE.com.",
+            "example.com",
+            "-a.com",
+            "a-.com",
+            "a..b",
+            "",
+            ".",
+            "..",
+            ".a",
+            "a.",
+            "a",
+            "A",
+            "0",
+            "1.2.3.4",
+            "123",
+            "a-b.c-d",
+            "ab--cd.com",
+            "r4---sn-abc.example",
+            "xn--bcher-kva.example",
+            "xn--zz",
+            "xn--",
+            "xn--a",
+            "xn--a-",
+            "localhost",
+            "LOCALHOST.",
+            "www.EXAMPLE.org",
+            "a*b",
+            "a b",
+            "a~b",
+            "a!b",
+            "a%41b",
+            "%41",
+            "a+b.com",
+            "a=b",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        hosts.push("a".repeat(63));
+        hosts.push("a".repeat(64));
+        hosts.push(format!("{}.com", "b".repeat(63)));
+        hosts.push(vec!["c".repeat(63); 4].join("."));
+        hosts.push(format!("{}.", vec!["c".repeat(62); 4].join(".")));
+        hosts.push(format!("{}.a", vec!["c".repeat(62); 4].join(".")));
+
+        let alphabet = b"aAzZ09-._xXnN~!*";
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for _ in 0..400 {
+            let len = (next() % 12) as usize;
+            let mut s = String::new();
+            for _ in 0..len {
+                s.push(alphabet[(next() % alphabet.len() as u64) as usize] as char);
+            }
+            if next() % 4 == 0 {
+                s.insert_str(0, "xn--");
+            }
+            if next() % 3 == 0 {
+                s.push_str(".com");
+            }
+            if next() % 5 == 0 {
+                s.push('.');
+            }
+            hosts.push(s);
+        }
+        hosts
+    }
+
+    #[test]
+    fn fast_path_agrees_with_slow_path() {
+        let hosts = varied_hosts();
+        assert!(hosts.len() >= 300);
+        let mut fast_taken = 0;
+        for h in &hosts {
+            if is_valid_ldh_host(h.as_bytes()) {
+                fast_taken += 1;
+            }
+            for form in [HostForm::Ascii, HostForm::Unicode] {
+                assert_eq!(host(h, form), slow(h, form), "{h:?} {form:?}");
+            }
+        }
+        // The test must exercise both paths.
+        assert!(
+            fast_taken > 50 && fast_taken < hosts.len() - 50,
+            "{fast_taken}"
+        );
+        for h in ["a_b.com", "xn--nxasmq6b.com", "-a.com", "a..b"] {
+            assert!(!is_valid_ldh_host(h.as_bytes()), "{h}");
+        }
+        assert!(is_valid_ldh_host(b"EXAMPLE.com."));
+        assert_eq!(ascii("xn--nxasmq6b.com").unwrap(), "xn--nxasmq6b.com");
+        assert_eq!(ascii("XN--NXASMQ6B.com").unwrap(), "xn--nxasmq6b.com");
+    }
+
+    #[test]
+    fn both_forms_name_the_same_host() {
+        let mut hosts = varied_hosts();
+        hosts.extend(
+            [
+                "Bücher.example",
+                "bücher.example.",
+                "%E4%B8%AD%E5%9B%BD.example",
+                "例え.テスト",
+                "a．b",
+                "ÖBB.at",
+                "faß.de",
+                "ΒΌΛΟΣ.gr",
+                "βόλος.gr",
+                "xn--nxasmq6b.com",
+                "xn--fiqs8s.xn--fiqz9s",
+                "мойдомен.рф",
+                "עברית.example",
+                "\u{0627}\u{0644}\u{0639}\u{0631}\u{0628}\u{064A}\u{0629}.example",
+                "१२३.example",
+                "ﬁ.example",
+                "Ⅻ.example",
+                "ab\u{0301}c.example",
+                "a\u{200D}b.example",
+                "\u{0915}\u{094D}\u{200D}.example",
+                "straße.de",
+                "xn--strae-oqa.de",
+                "ａｂｃ．ｃｏｍ",
+                "😀.example",
+                "%F0%9F%98%80.example",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        let mut both = 0;
+        for h in &hosts {
+            let (Ok(a), Ok(u)) = (ascii(h), unicode(h)) else {
+                continue;
+            };
+            both += 1;
+            assert!(a.is_ascii(), "{h:?} -> {a:?}");
+            assert_eq!(
+                ascii(&a).as_deref(),
+                Ok(a.as_str()),
+                "ascii idempotent {h:?}"
+            );
+            assert_eq!(
+                ascii(&u).as_deref(),
+                Ok(a.as_str()),
+                "ascii of unicode {h:?}"
+            );
+            assert_eq!(
+                unicode(&a).as_deref(),
+                Ok(u.as_str()),
+                "unicode of ascii {h:?}"
+            );
+            assert_eq!(
+                unicode(&u).as_deref(),
+                Ok(u.as_str()),
+                "unicode idempotent {h:?}"
+            );
+        }
+        assert!(both > 100, "{both}");
+    }
+}

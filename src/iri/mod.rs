@@ -1,0 +1,29 @@
+//! The IRI core: RFC 3987 and RFC 3986 themselves, with no notion of keys, ladders or
+//! streams.
+//!
+//! - [`chars`]: the character classes (RFC 3986 §2, RFC 3987 §2.2, §4.1);
+//! - [`error`]: typed errors and warnings, with their columns;
+//! - [`repair`]: the lenient repairs of a raw record before it is parsed (RFC 3987 §3.1);
+//! - [`parse`]: the zero-copy parser and validator ([`parse::IriRef`], RFC 3987 §2.2,
+//!   RFC 3986 §3, §4) and [`components`], the five components it splits a reference into;
+//! - [`percent`]: percent-encoding and the IRI/URI character mapping (RFC 3986 §2.1, §6.2.2.2;
+//!   RFC 3987 §3.1, §3.2);
+//! - [`host`]: IP literals (RFC 3986 §3.2.2, RFC 5952) and IDNA (RFC 3987 §3.1 ToASCII);
+//! - [`path`] and [`mod@resolve`]: dot segments and reference resolution (RFC 3986 §5.2);
+//! - [`convert`]: the IRI → URI mapping and URI → IRI conversion (RFC 3987 §3.1, §3.2);
+//! - [`scheme`]: what each scheme's RFC defines (default port, DNS hosts, empty path), the
+//!   one table the ladder and the fast path both read (RFC 3986 §6.2.3).
+//!
+//! Nothing here depends on the other layers of the crate.
+
+pub mod chars;
+pub mod components;
+pub mod convert;
+pub mod error;
+pub mod host;
+pub mod parse;
+pub mod path;
+pub mod percent;
+pub mod repair;
+pub mod resolve;
+pub mod scheme;

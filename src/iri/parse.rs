@@ -1,0 +1,639 @@
+//! The parser: one pass over an IRI reference, recording component offsets into the input
+//! (RFC 3987 §2.2, RFC 3986 §3 and §4.1).
+//!
+//! [`IriRef::parse`] splits the text the way RFC 3986 Appendix B does (first `:` before any
+//! `/ ? #` ends a scheme, `//` starts an authority, `?` a query, the first `#` a fragment),
+//! then checks every component against its production of RFC 3987 §2.2: `iuserinfo`,
+//! `ihost` (`IP-literal`, `IPv4address` or `ireg-name`), `port`, the `ipath-*` forms,
+//! `iquery` (the only place for `iprivate`) and `ifragment`. Bidi formatting characters are
+//! rejected as RFC 3987 §4.1 requires. The URI grammars of RFC 3986 are the same productions
+//! restricted to ASCII.
+//!
+//! The result is a view: a few offsets into the borrowed text, nothing allocated. Writing
+//! the components back in order gives the input unchanged ([`IriRef::as_str`]).
+
+use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
+use crate::iri::components::Components;
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::host;
+
+/// The productions a record can be checked against (RFC 3987 §2.2, RFC 3986 §3–§4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Grammar {
+    /// `IRI-reference`: an IRI or a relative reference (the default).
+    #[default]
+    IriReference,
+    /// `IRI`: a scheme is required; a fragment is allowed.
+    Iri,
+    /// `absolute-IRI`: a scheme is required; no fragment.
+    AbsoluteIri,
+    /// `URI-reference`: like `IRI-reference`, ASCII only.
+    UriReference,
+    /// `URI`: like `IRI`, ASCII only.
+    Uri,
+    /// `absolute-URI`: like `absolute-IRI`, ASCII only.
+    AbsoluteUri,
+}
+
+impl Grammar {
+    /// The command-line name of the grammar (`iri-reference`, `absolute-uri`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            Grammar::IriReference => "iri-reference",
+            Grammar::Iri => "iri",
+            Grammar::AbsoluteIri => "absolute-iri",
+            Grammar::UriReference => "uri-reference",
+            Grammar::Uri => "uri",
+            Grammar::AbsoluteUri => "absolute-uri",
+        }
+    }
+
+    /// Whether the grammar admits only US-ASCII (the RFC 3986 ones).
+    pub fn ascii_only(self) -> bool {
+        matches!(
+            self,
+            Grammar::UriReference | Grammar::Uri | Grammar::AbsoluteUri
+        )
+    }
+
+    /// Whether the grammar requires a scheme.
+    pub fn needs_scheme(self) -> bool {
+        !matches!(self, Grammar::IriReference | Grammar::UriReference)
+    }
+
+    /// Whether the grammar forbids a fragment.
+    pub fn forbids_fragment(self) -> bool {
+        matches!(self, Grammar::AbsoluteIri | Grammar::AbsoluteUri)
+    }
+}
+
+/// What kind of host an authority names (RFC 3986 §3.2.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HostKind {
+    /// `ireg-name`: a registered name, usually DNS (possibly empty).
+    RegName,
+    /// `IPv4address` in dotted-decimal form.
+    Ipv4,
+    /// `IP-literal` holding an `IPv6address`.
+    Ipv6,
+    /// `IP-literal` holding an `IPvFuture`.
+    IpvFuture,
+}
+
+/// A half-open byte range into the parsed text.
+type Span = (u32, u32);
+
+/// A parsed IRI reference: the text and the offsets of its components.
+///
+/// Offsets are stored as `u32`; texts of 4 GiB or more are rejected by [`IriRef::parse`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IriRef<'a> {
+    text: &'a str,
+    /// End of the scheme (the index of its `:`), when there is one.
+    scheme_end: Option<u32>,
+    /// The authority without its `//`.
+    authority: Option<Span>,
+    /// The userinfo without its `@`.
+    userinfo: Option<Span>,
+    host: Span,
+    host_kind: HostKind,
+    /// The port without its `:` (possibly empty).
+    port: Option<Span>,
+    path: Span,
+    /// The query without its `?`.
+    query: Option<Span>,
+    /// The fragment without its `#`.
+    fragment: Option<Span>,
+}
+
+/// Which characters a component admits beyond the ASCII ones its table allows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Component {
+    Userinfo,
+    RegName,
+    Path,
+    Query,
+    Fragment,
+}
+
+impl Component {
+    /// Whether ASCII byte `b` (not `%`) may appear raw in the component.
+    #[inline]
+    const fn allows_ascii(self, b: u8) -> bool {
+        let base = chars::ASCII_CLASS[b as usize] & (chars::UNRESERVED | chars::SUB_DELIM) != 0;
+        match self {
+            Component::RegName => base,
+            Component::Userinfo => base || b == b':',
+            Component::Path => base || b == b':' || b == b'@' || b == b'/',
+            Component::Query | Component::Fragment => {
+                base || matches!(b, b':' | b'@' | b'/' | b'?')
+            }
+        }
+    }
+
+    /// The bit of the component in [`COMPONENT_ASCII`].
+    #[inline]
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+const fn build_component_table() -> [u8; 256] {
+    let all = [
+        Component::Userinfo,
+        Component::RegName,
+        Component::Path,
+        Component::Query,
+        Component::Fragment,
+    ];
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 0x80 {
+        let mut k = 0;
+        while k < all.len() {
+            if all[k].allows_ascii(b as u8) {
+                t[b] |= all[k].bit();
+            }
+            k += 1;
+        }
+        b += 1;
+    }
+    t
+}
+
+/// For every byte value, the bits ([`Component::bit`]) of the components that allow it raw
+/// (ASCII only; `%` and non-ASCII are checked apart).
+static COMPONENT_ASCII: [u8; 256] = build_component_table();
+
+impl<'a> IriRef<'a> {
+    /// Parses `text` as an `IRI-reference` (RFC 3987 §2.2).
+    pub fn parse(text: &'a str) -> Result<IriRef<'a>, Error> {
+        Self::parse_as(text, Grammar::IriReference)
+    }
+
+    /// Parses `text` against `grammar`.
+    pub fn parse_as(text: &'a str, grammar: Grammar) -> Result<IriRef<'a>, Error> {
+        if text.len() >= u32::MAX as usize {
+            return Err(Error::new(ErrorKind::TooLong, 0, "record of 4 GiB or more"));
+        }
+        let bytes = text.as_bytes();
+        let err = |kind, at: usize, msg| Error::at_byte(kind, text, at, msg);
+
+        // Scheme (RFC 3986 §3.1): the text before the first ':' that precedes any / ? #.
+        let first_delim = bytes
+            .iter()
+            .position(|&b| matches!(b, b':' | b'/' | b'?' | b'#'));
+        let mut pos = 0usize;
+        let mut scheme_end = None;
+        if let Some(i) = first_delim {
+            if bytes[i] == b':' {
+                check_scheme(text, i)?;
+                scheme_end = Some(i as u32);
+                pos = i + 1;
+            }
+        }
+        if scheme_end.is_none() && grammar.needs_scheme() {
+            return Err(Error::new(
+                ErrorKind::Relative,
+                1,
+                "a scheme is required (relative reference)",
+            ));
+        }
+
+        // The rest ends the hierarchical part at the first '?' or '#'.
+        let hier_end = memchr::memchr2(b'?', b'#', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+
+        let mut view = IriRef {
+            text,
+            scheme_end,
+            authority: None,
+            userinfo: None,
+            host: (0, 0),
+            host_kind: HostKind::RegName,
+            port: None,
+            path: (0, 0),
+            query: None,
+            fragment: None,
+        };
+
+        // Authority (RFC 3986 §3.2): "//" up to the next '/', '?' or '#'.
+        if bytes[pos..hier_end].starts_with(b"//") {
+            let start = pos + 2;
+            let end = memchr::memchr(b'/', &bytes[start..hier_end]).map_or(hier_end, |i| start + i);
+            view.authority = Some((start as u32, end as u32));
+            view.parse_authority(start, end, grammar)?;
+            pos = end;
+        }
+
+        // Path (RFC 3986 §3.3).
+        view.path = (pos as u32, hier_end as u32);
+        check_component(text, pos, hier_end, Component::Path, grammar)?;
+        // Query and fragment (RFC 3986 §3.4, §3.5).
+        pos = hier_end;
+        if pos < bytes.len() && bytes[pos] == b'?' {
+            let start = pos + 1;
+            let end = memchr::memchr(b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            check_component(text, start, end, Component::Query, grammar)?;
+            view.query = Some((start as u32, end as u32));
+            pos = end;
+        }
+        if pos < bytes.len() {
+            // bytes[pos] == '#'
+            let start = pos + 1;
+            if grammar.forbids_fragment() {
+                return Err(err(
+                    ErrorKind::Syntax,
+                    pos,
+                    "a fragment is not allowed in an absolute IRI",
+                ));
+            }
+            if let Some(i) = memchr::memchr(b'#', &bytes[start..]) {
+                return Err(err(ErrorKind::Syntax, start + i, "a second '#'"));
+            }
+            check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
+            view.fragment = Some((start as u32, bytes.len() as u32));
+        }
+        Ok(view)
+    }
+
+    /// Splits and checks `iauthority = [ iuserinfo "@" ] ihost [ ":" port ]`.
+    fn parse_authority(&mut self, start: usize, end: usize, grammar: Grammar) -> Result<(), Error> {
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let mut host_start = start;
+        if let Some(at) = memchr::memchr(b'@', &bytes[start..end]) {
+            check_component(text, start, start + at, Component::Userinfo, grammar)?;
+            self.userinfo = Some((start as u32, (start + at) as u32));
+            host_start = start + at + 1;
+        }
+        let host_end;
+        if bytes.get(host_start) == Some(&b'[') {
+            // IP-literal = "[" ( IPv6address / IPvFuture ) "]"
+            let Some(close) = memchr::memchr(b']', &bytes[host_start..end]) else {
+                let message = "'[' without a closing ']'";
+                return Err(syntax_error(text, host_start, host_start, end, message));
+            };
+            host_end = host_start + close + 1;
+            let inner = &text[host_start + 1..host_end - 1];
+            if host::parse_ipv6(inner).is_some() {
+                self.host_kind = HostKind::Ipv6;
+            } else if inner.starts_with(['v', 'V']) {
+                if !host::is_ipvfuture(inner) {
+                    let message = "malformed IPvFuture literal";
+                    let (from, to) = (host_start + 1, host_end - 1);
+                    return Err(syntax_error(text, from, from, to, message));
+                }
+                self.host_kind = HostKind::IpvFuture;
+            } else {
+                let message = "malformed IPv6 literal";
+                let (from, to) = (host_start + 1, host_end - 1);
+                return Err(syntax_error(text, from, from, to, message));
+            }
+            if host_end < end && bytes[host_end] != b':' {
+                let message = "unexpected character after ']'";
+                return Err(syntax_error(text, host_end, host_end, end, message));
+            }
+        } else {
+            host_end =
+                memchr::memchr(b':', &bytes[host_start..end]).map_or(end, |i| host_start + i);
+            check_component(text, host_start, host_end, Component::RegName, grammar)?;
+            if host::is_ipv4address(&text[host_start..host_end]) {
+                self.host_kind = HostKind::Ipv4;
+            }
+        }
+        self.host = (host_start as u32, host_end as u32);
+        if host_end < end {
+            // port = *DIGIT (RFC 3986 §3.2.3)
+            let port_start = host_end + 1;
+            if let Some(i) = bytes[port_start..end]
+                .iter()
+                .position(|b| !b.is_ascii_digit())
+            {
+                let at = port_start + i;
+                return Err(syntax_error(text, at, at, end, "non-digit in the port"));
+            }
+            self.port = Some((port_start as u32, end as u32));
+        }
+        Ok(())
+    }
+
+    /// The whole text, exactly as parsed.
+    pub fn as_str(&self) -> &'a str {
+        self.text
+    }
+
+    fn slice(&self, span: Span) -> &'a str {
+        &self.text[span.0 as usize..span.1 as usize]
+    }
+
+    /// The scheme, without its `:`.
+    pub fn scheme(&self) -> Option<&'a str> {
+        self.scheme_end.map(|e| &self.text[..e as usize])
+    }
+
+    /// The authority, without its `//`.
+    pub fn authority(&self) -> Option<&'a str> {
+        self.authority.map(|s| self.slice(s))
+    }
+
+    /// The userinfo, without its `@`.
+    pub fn userinfo(&self) -> Option<&'a str> {
+        self.userinfo.map(|s| self.slice(s))
+    }
+
+    /// The host (with its brackets for an IP literal), when there is an authority.
+    pub fn host(&self) -> Option<&'a str> {
+        self.authority.map(|_| self.slice(self.host))
+    }
+
+    /// The kind of host (meaningful when [`IriRef::host`] is `Some`).
+    pub fn host_kind(&self) -> HostKind {
+        self.host_kind
+    }
+
+    /// The port, without its `:` (possibly empty), when the authority has a `:`.
+    pub fn port(&self) -> Option<&'a str> {
+        self.port.map(|s| self.slice(s))
+    }
+
+    /// The path (possibly empty).
+    pub fn path(&self) -> &'a str {
+        self.slice(self.path)
+    }
+
+    /// The query, without its `?`.
+    pub fn query(&self) -> Option<&'a str> {
+        self.query.map(|s| self.slice(s))
+    }
+
+    /// The fragment, without its `#`.
+    pub fn fragment(&self) -> Option<&'a str> {
+        self.fragment.map(|s| self.slice(s))
+    }
+
+    /// Whether the reference has a scheme (is an IRI, not a relative reference).
+    pub fn is_absolute(&self) -> bool {
+        self.scheme_end.is_some()
+    }
+
+    /// The five components of RFC 3986 §5.2, for resolution.
+    pub fn components(&self) -> Components<'a> {
+        Components {
+            scheme: self.scheme(),
+            authority: self.authority(),
+            path: self.path(),
+            query: self.query(),
+            fragment: self.fragment(),
+        }
+    }
+}
+
+/// Checks `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` on `text[..end]`
+/// (RFC 3986 §3.1).
+fn check_scheme(text: &str, end: usize) -> Result<(), Error> {
+    let bytes = text.as_bytes();
+    if end == 0 {
+        return Err(Error::new(ErrorKind::Syntax, 1, "empty scheme before ':'"));
+    }
+    if !bytes[0].is_ascii_alphabetic() {
+        let message = "a scheme must start with a letter";
+        return Err(syntax_error(text, 0, 0, end, message));
+    }
+    if let Some(i) = bytes[..end]
+        .iter()
+        .position(|&b| !chars::is(b, chars::SCHEME))
+    {
+        let message = "character not allowed in a scheme";
+        return Err(syntax_error(text, i, i, end, message));
+    }
+    Ok(())
+}
+
+/// A syntax error at byte `at` about `text[from..to]`, unless that span holds a control or a
+/// bidi formatting character: those keep their own kind and column wherever they are (a
+/// scheme, a port, an IP literal; SPEC §3).
+fn syntax_error(text: &str, at: usize, from: usize, to: usize, message: &'static str) -> Error {
+    for (j, c) in text[from..to].char_indices() {
+        if c.is_ascii_control() {
+            return Error::at_byte(ErrorKind::Control, text, from + j, "control character");
+        }
+        if is_bidi_format(c) {
+            let message = "bidi formatting character (RFC 3987 §4.1)";
+            return Error::at_byte(ErrorKind::BidiFormat, text, from + j, message);
+        }
+    }
+    Error::at_byte(ErrorKind::Syntax, text, at, message)
+}
+
+/// Checks `text[start..end]` against the production of `component`.
+fn check_component(
+    text: &str,
+    start: usize,
+    end: usize,
+    component: Component,
+    grammar: Grammar,
+) -> Result<(), Error> {
+    let bytes = text.as_bytes();
+    let ok = component.bit();
+    let mut i = start;
+    while i < end {
+        // Runs of allowed ASCII, four bytes at a time, then one at a time.
+        while i + 4 <= end {
+            let t = COMPONENT_ASCII[bytes[i] as usize]
+                & COMPONENT_ASCII[bytes[i + 1] as usize]
+                & COMPONENT_ASCII[bytes[i + 2] as usize]
+                & COMPONENT_ASCII[bytes[i + 3] as usize];
+            if t & ok == 0 {
+                break;
+            }
+            i += 4;
+        }
+        if i == end {
+            break;
+        }
+        let b = bytes[i];
+        if b < 0x80 {
+            if COMPONENT_ASCII[b as usize] & ok != 0 {
+                i += 1;
+                continue;
+            }
+            if b == b'%' {
+                if i + 2 < end
+                    && chars::is(bytes[i + 1], chars::HEX)
+                    && chars::is(bytes[i + 2], chars::HEX)
+                {
+                    i += 3;
+                    continue;
+                }
+                return Err(Error::at_byte(
+                    ErrorKind::BadPercent,
+                    text,
+                    i,
+                    "'%' not followed by two hex digits",
+                ));
+            }
+            return Err(ascii_error(text, i, b));
+        }
+        // Non-ASCII: decode the character (the text is valid UTF-8).
+        let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+        check_non_ascii(text, i, c, component, grammar)?;
+        i += c.len_utf8();
+    }
+    Ok(())
+}
+
+fn ascii_error(text: &str, i: usize, b: u8) -> Error {
+    if chars::is(b, chars::CONTROL) {
+        Error::at_byte(ErrorKind::Control, text, i, "control character")
+    } else if b == b'[' || b == b']' {
+        Error::at_byte(
+            ErrorKind::Syntax,
+            text,
+            i,
+            "'[' or ']' outside an IP literal",
+        )
+    } else if b == b'#' {
+        Error::at_byte(ErrorKind::Syntax, text, i, "a second '#'")
+    } else if chars::is(b, chars::FORBIDDEN_PRINTABLE) {
+        Error::at_byte(
+            ErrorKind::Syntax,
+            text,
+            i,
+            "character not allowed in a URI or IRI",
+        )
+    } else {
+        Error::at_byte(
+            ErrorKind::Syntax,
+            text,
+            i,
+            "character not allowed in this component",
+        )
+    }
+}
+
+fn check_non_ascii(
+    text: &str,
+    i: usize,
+    c: char,
+    component: Component,
+    grammar: Grammar,
+) -> Result<(), Error> {
+    if is_bidi_format(c) {
+        return Err(Error::at_byte(
+            ErrorKind::BidiFormat,
+            text,
+            i,
+            "bidi formatting character (RFC 3987 §4.1)",
+        ));
+    }
+    if grammar.ascii_only() {
+        return Err(Error::at_byte(
+            ErrorKind::DisallowedChar,
+            text,
+            i,
+            "non-ASCII character in a URI",
+        ));
+    }
+    if is_ucschar(c) {
+        return Ok(());
+    }
+    if is_iprivate(c) {
+        if component == Component::Query {
+            return Ok(());
+        }
+        return Err(Error::at_byte(
+            ErrorKind::DisallowedChar,
+            text,
+            i,
+            "private-use character outside the query",
+        ));
+    }
+    Err(Error::at_byte(
+        ErrorKind::DisallowedChar,
+        text,
+        i,
+        "character not allowed in an IRI",
+    ))
+}
+
+/// Checks `text` against `grammar`, returning the first error.
+pub fn check(text: &str, grammar: Grammar) -> Result<(), Error> {
+    IriRef::parse_as(text, grammar).map(|_| ())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> (ErrorKind, usize) {
+        let e = IriRef::parse(text).unwrap_err();
+        (e.kind, e.column)
+    }
+
+    #[test]
+    fn components_of_a_full_iri() {
+        let v = IriRef::parse("http://user:pw@Example.com:8080/a/b?q=1#frag").unwrap();
+        assert_eq!(v.scheme(), Some("http"));
+        assert_eq!(v.authority(), Some("user:pw@Example.com:8080"));
+        assert_eq!(v.userinfo(), Some("user:pw"));
+        assert_eq!(v.host(), Some("Example.com"));
+        assert_eq!(v.host_kind(), HostKind::RegName);
+        assert_eq!(v.port(), Some("8080"));
+        assert_eq!(v.path(), "/a/b");
+        assert_eq!(v.query(), Some("q=1"));
+        assert_eq!(v.fragment(), Some("frag"));
+    }
+
+    #[test]
+    fn host_kinds() {
+        let k = |s| IriRef::parse(s).unwrap().host_kind();
+        assert_eq!(k("http://[::1]:80/"), HostKind::Ipv6);
+        assert_eq!(k("http://[v7.x:y]/"), HostKind::IpvFuture);
+        assert_eq!(k("http://1.2.3.4/"), HostKind::Ipv4);
+        assert_eq!(k("http://1.2.3.400/"), HostKind::RegName);
+    }
+
+    #[test]
+    fn relative_references() {
+        let v = IriRef::parse("//h/p").unwrap();
+        assert_eq!((v.scheme(), v.host(), v.path()), (None, Some("h"), "/p"));
+        let v = IriRef::parse("a/b:c?x#y").unwrap();
+        assert_eq!(
+            (v.path(), v.query(), v.fragment()),
+            ("a/b:c", Some("x"), Some("y"))
+        );
+        let v = IriRef::parse("").unwrap();
+        assert_eq!(v.path(), "");
+    }
+
+    #[test]
+    fn hostile_inputs_name_their_kind_and_column() {
+        assert_eq!(err("1http://a/"), (ErrorKind::Syntax, 1));
+        assert_eq!(err("http://[::1/"), (ErrorKind::Syntax, 8));
+        assert_eq!(err("http://a:8x/"), (ErrorKind::Syntax, 11));
+        assert_eq!(err("http://a/\u{0}"), (ErrorKind::Control, 10));
+        assert_eq!(err("http://a/\u{202E}x"), (ErrorKind::BidiFormat, 10));
+        assert_eq!(err("http://a/\u{E000}"), (ErrorKind::DisallowedChar, 10));
+        assert!(IriRef::parse("http://a/?\u{E000}").is_ok());
+        assert_eq!(err("http://a/%"), (ErrorKind::BadPercent, 10));
+        assert_eq!(err("http://a/#b#c"), (ErrorKind::Syntax, 12));
+        assert_eq!(err("http://a/[x]"), (ErrorKind::Syntax, 10));
+        assert_eq!(err(":a"), (ErrorKind::Syntax, 1));
+    }
+
+    #[test]
+    fn grammars() {
+        assert!(check("a/b", Grammar::IriReference).is_ok());
+        assert_eq!(
+            check("a/b", Grammar::Iri).unwrap_err().kind,
+            ErrorKind::Relative
+        );
+        assert!(check("http://é/", Grammar::Iri).is_ok());
+        assert_eq!(
+            check("http://é/", Grammar::Uri).unwrap_err().kind,
+            ErrorKind::DisallowedChar
+        );
+        assert!(check("http://a/#f", Grammar::AbsoluteUri).is_err());
+        assert!(check("http://a/?q", Grammar::AbsoluteUri).is_ok());
+    }
+}

@@ -1,0 +1,410 @@
+//! Lenient repairs of a raw record before it is parsed (SPEC §2–§3, RFC 3987 §3.1).
+//!
+//! Logs and crawl dumps hold lines that are almost IRIs. By default [`prepare`] makes the
+//! repairs that keep the record's meaning and counts each one:
+//! - leading and trailing spaces and tabs are trimmed;
+//! - the printable ASCII characters that URIs never allow (space `"` `<` `>` `\` `^`
+//!   backtick `{` `|` `}`) are percent-encoded, as RFC 3987 §3.1 permits;
+//! - a `%` not followed by two hex digits becomes `%25`;
+//! - an octet that is not part of valid UTF-8 is kept exactly, as `%XX` (never U+FFFD).
+//!
+//! Under `strict` each of these is an error instead, and nothing is trimmed. Nothing else
+//! is touched here: controls, bidi formatting characters and grammar errors are the parser's
+//! to report. A record that needs no repair is returned borrowed.
+
+use crate::iri::chars::{self, FORBIDDEN_PRINTABLE, HEX_UPPER};
+use crate::iri::error::{Error, ErrorKind};
+
+/// Whether a raw record is repaired before it is parsed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Repair {
+    /// Trim spaces and tabs and make the lenient repairs, counting each (the default).
+    #[default]
+    Lenient,
+    /// No trimming and no repairs: what would need one is an error (`--strict`).
+    Strict,
+}
+
+/// The kinds of repair, for counting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RepairKind {
+    /// Leading or trailing spaces or tabs removed.
+    Trim,
+    /// A printable ASCII character URIs forbid, percent-encoded.
+    ForbiddenAscii,
+    /// A `%` not followed by two hex digits, written `%25`.
+    StrayPercent,
+    /// An octet that is not part of valid UTF-8, written `%XX`.
+    NonUtf8,
+}
+
+impl RepairKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [RepairKind; 4] = [
+        RepairKind::Trim,
+        RepairKind::ForbiddenAscii,
+        RepairKind::StrayPercent,
+        RepairKind::NonUtf8,
+    ];
+
+    /// The stable name printed by `--stats` and `--explain`.
+    pub fn name(self) -> &'static str {
+        match self {
+            RepairKind::Trim => "trim",
+            RepairKind::ForbiddenAscii => "forbidden-ascii",
+            RepairKind::StrayPercent => "stray-percent",
+            RepairKind::NonUtf8 => "non-utf8",
+        }
+    }
+}
+
+/// Counts of repairs made, by kind (each repaired character or octet counts once; a trim
+/// counts once per record).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Repairs {
+    counts: [u64; 4],
+}
+
+impl Repairs {
+    /// Adds one repair of `kind`.
+    pub fn add(&mut self, kind: RepairKind) {
+        self.counts[kind as usize] += 1;
+    }
+
+    /// The number of repairs of `kind`.
+    pub fn get(&self, kind: RepairKind) -> u64 {
+        self.counts[kind as usize]
+    }
+
+    /// The number of repairs of every kind.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+
+    /// Adds the counts of `other` to these.
+    pub fn merge(&mut self, other: &Repairs) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts.iter()) {
+            *a += b;
+        }
+    }
+}
+
+#[inline]
+fn is_blank(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Trims spaces and tabs at both ends (lenient mode only).
+fn trim_blanks(raw: &[u8]) -> &[u8] {
+    let start = raw.iter().position(|&b| !is_blank(b)).unwrap_or(raw.len());
+    let end = raw
+        .iter()
+        .rposition(|&b| !is_blank(b))
+        .map_or(start, |i| i + 1);
+    &raw[start..end]
+}
+
+/// Whether `s[i]` (a `%`) starts a well-formed `pct-encoded` triplet.
+#[inline]
+fn is_pct_triplet(s: &[u8], i: usize) -> bool {
+    i + 2 < s.len() && chars::is(s[i + 1], chars::HEX) && chars::is(s[i + 2], chars::HEX)
+}
+
+/// Prepares a raw record (no line terminator) for parsing.
+///
+/// Returns the text to parse: borrowed from `raw` when nothing was repaired, otherwise
+/// written into `scratch`. Repairs made are added to `repairs`. Under `strict`, a record
+/// that would need a repair is an error with its column.
+pub fn prepare<'a>(
+    raw: &'a [u8],
+    repair: Repair,
+    scratch: &'a mut String,
+    repairs: &mut Repairs,
+) -> Result<&'a str, Error> {
+    match simdutf8::basic::from_utf8(raw) {
+        Ok(text) => prepare_str(text, repair, scratch, repairs),
+        Err(_) => prepare_invalid_utf8(raw, repair == Repair::Strict, scratch, repairs),
+    }
+}
+
+/// [`prepare`], given the record as text too when it is known to be valid UTF-8 (`text`
+/// must then be `raw` itself).
+pub fn prepare_text<'a>(
+    raw: &'a [u8],
+    text: Option<&'a str>,
+    repair: Repair,
+    scratch: &'a mut String,
+    repairs: &mut Repairs,
+) -> Result<&'a str, Error> {
+    match text {
+        Some(text) => prepare_str(text, repair, scratch, repairs),
+        None => prepare(raw, repair, scratch, repairs),
+    }
+}
+
+/// [`prepare`] for a record already known to be valid UTF-8.
+pub fn prepare_str<'a>(
+    text: &'a str,
+    repair: Repair,
+    scratch: &'a mut String,
+    repairs: &mut Repairs,
+) -> Result<&'a str, Error> {
+    let bytes = text.as_bytes();
+    let strict = repair == Repair::Strict;
+    let body = if strict { bytes } else { trim_blanks(bytes) };
+    if body.is_empty() {
+        return Err(Error::new(ErrorKind::Empty, 0, "empty record"));
+    }
+    let first = first_needing_repair(body);
+    let trimmed = body.len() != bytes.len();
+    let Some(first) = first else {
+        if trimmed {
+            repairs.add(RepairKind::Trim);
+        }
+        let start = body.as_ptr() as usize - bytes.as_ptr() as usize;
+        return Ok(&text[start..start + body.len()]);
+    };
+    if strict {
+        let kind = if body[first] == b'%' {
+            ErrorKind::BadPercent
+        } else {
+            ErrorKind::Syntax
+        };
+        let msg = if kind == ErrorKind::BadPercent {
+            "'%' not followed by two hex digits"
+        } else {
+            "character not allowed in a URI or IRI"
+        };
+        return Err(Error::at_byte(kind, text, first, msg));
+    }
+    if trimmed {
+        repairs.add(RepairKind::Trim);
+    }
+    scratch.clear();
+    repair_into(body, first, scratch, repairs);
+    Ok(scratch.as_str())
+}
+
+/// The index of the first byte of `s` that needs a repair (a forbidden printable ASCII
+/// character or a stray `%`), if any. Valid UTF-8 is assumed.
+#[inline]
+fn first_needing_repair(s: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i < s.len() {
+        let b = s[i];
+        if chars::is(b, FORBIDDEN_PRINTABLE) || (b == b'%' && !is_pct_triplet(s, i)) {
+            return Some(i);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// Copies `s` into `out`, repairing from index `first` on (valid UTF-8 assumed).
+fn repair_into(s: &[u8], first: usize, out: &mut String, repairs: &mut Repairs) {
+    let mut buf = std::mem::take(out).into_bytes();
+    buf.extend_from_slice(&s[..first]);
+    for i in first..s.len() {
+        let b = s[i];
+        if chars::is(b, FORBIDDEN_PRINTABLE) {
+            push_pct(&mut buf, b);
+            repairs.add(RepairKind::ForbiddenAscii);
+        } else if b == b'%' && !is_pct_triplet(s, i) {
+            buf.extend_from_slice(b"%25");
+            repairs.add(RepairKind::StrayPercent);
+        } else {
+            buf.push(b);
+        }
+    }
+    // Only ASCII was replaced by ASCII; the rest was copied whole from valid UTF-8.
+    *out = String::from_utf8(buf).expect("repairs keep UTF-8 valid");
+}
+
+fn push_pct(buf: &mut Vec<u8>, b: u8) {
+    buf.push(b'%');
+    buf.push(HEX_UPPER[(b >> 4) as usize]);
+    buf.push(HEX_UPPER[(b & 15) as usize]);
+}
+
+fn prepare_invalid_utf8<'a>(
+    raw: &'a [u8],
+    strict: bool,
+    scratch: &'a mut String,
+    repairs: &mut Repairs,
+) -> Result<&'a str, Error> {
+    if strict {
+        let valid_up_to = match std::str::from_utf8(raw) {
+            Err(e) => e.valid_up_to(),
+            Ok(_) => raw.len(),
+        };
+        return Err(Error::new(
+            ErrorKind::Utf8,
+            valid_up_to + 1,
+            "octet that is not part of valid UTF-8",
+        ));
+    }
+    let body = trim_blanks(raw);
+    if body.len() != raw.len() {
+        repairs.add(RepairKind::Trim);
+    }
+    // Write the valid runs as they are and every invalid octet as %XX; then run the text
+    // repairs over the result.
+    let mut text = String::with_capacity(body.len() + 8);
+    let mut rest = body;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                text.push_str(valid);
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                // `valid` was just checked by from_utf8, so this cannot fail.
+                text.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(after.len());
+                let mut tmp = Vec::with_capacity(3 * bad);
+                for &b in &after[..bad] {
+                    push_pct(&mut tmp, b);
+                    repairs.add(RepairKind::NonUtf8);
+                }
+                text.push_str(std::str::from_utf8(&tmp).unwrap_or_default());
+                rest = &after[bad..];
+            }
+        }
+    }
+    let bytes = text.as_bytes();
+    match first_needing_repair(bytes) {
+        None => *scratch = text,
+        Some(first) => {
+            scratch.clear();
+            repair_into(bytes, first, scratch, repairs);
+        }
+    }
+    Ok(scratch.as_str())
+}
+
+/// Maps a 1-based character column of the repaired text back to the column of the raw
+/// record it came from, by replaying the lenient repairs. (Under `strict` nothing is
+/// repaired and columns need no mapping.) Only called on the error path.
+pub fn original_column(raw: &[u8], repaired_column: usize) -> usize {
+    if repaired_column == 0 {
+        return 0;
+    }
+    let lead = raw.iter().take_while(|&&b| is_blank(b)).count();
+    let body = trim_blanks(raw);
+    // Walk the raw record one unit (a character, or one invalid octet) at a time, counting
+    // how many characters of repaired text each unit became.
+    let mut produced = 0usize;
+    let mut column = lead;
+    let mut i = 0;
+    while i < body.len() {
+        let b = body[i];
+        let (unit_len, out_chars) = if b < 0x80 {
+            let expands =
+                chars::is(b, FORBIDDEN_PRINTABLE) || (b == b'%' && !is_pct_triplet(body, i));
+            (1, if expands { 3 } else { 1 })
+        } else {
+            match utf8_char_len(&body[i..]) {
+                Some(n) => (n, 1),
+                None => (1, 3),
+            }
+        };
+        column += 1;
+        produced += out_chars;
+        if produced >= repaired_column {
+            return column;
+        }
+        i += unit_len;
+    }
+    column + 1
+}
+
+/// The length of the valid UTF-8 sequence at the start of `s`, if there is one.
+fn utf8_char_len(s: &[u8]) -> Option<usize> {
+    let n = match s[0] {
+        0xC2..=0xDF => 2,
+        0xE0..=0xEF => 3,
+        0xF0..=0xF4 => 4,
+        _ => return None,
+    };
+    let head = s.get(..n)?;
+    std::str::from_utf8(head).ok().map(|_| n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lenient(raw: &[u8]) -> (Result<String, Error>, Repairs) {
+        let mut scratch = String::new();
+        let mut r = Repairs::default();
+        let out = prepare(raw, Repair::Lenient, &mut scratch, &mut r).map(str::to_owned);
+        (out, r)
+    }
+
+    fn strict(raw: &[u8]) -> Result<String, Error> {
+        let mut scratch = String::new();
+        let mut r = Repairs::default();
+        prepare(raw, Repair::Strict, &mut scratch, &mut r).map(str::to_owned)
+    }
+
+    #[test]
+    fn clean_record_is_borrowed() {
+        let mut scratch = String::new();
+        let mut r = Repairs::default();
+        let raw = b"http://example.com/a%20b";
+        let out = prepare(raw, Repair::Lenient, &mut scratch, &mut r).unwrap();
+        assert_eq!(out.as_ptr(), raw.as_ptr());
+        assert_eq!(r.total(), 0);
+    }
+
+    #[test]
+    fn lenient_repairs_are_made_and_counted() {
+        let (out, r) = lenient(b" \thttp://a/b c<d>%zz%4\t ");
+        assert_eq!(out.unwrap(), "http://a/b%20c%3Cd%3E%25zz%254");
+        assert_eq!(r.get(RepairKind::Trim), 1);
+        assert_eq!(r.get(RepairKind::ForbiddenAscii), 3);
+        assert_eq!(r.get(RepairKind::StrayPercent), 2);
+    }
+
+    #[test]
+    fn stray_octets_are_kept_as_percent_encodings_never_u_fffd() {
+        let (out, r) = lenient(b"http://a/\xE9t\xC3\xA9\xFF%");
+        assert_eq!(out.unwrap(), "http://a/%E9t\u{e9}%FF%25");
+        assert_eq!(r.get(RepairKind::NonUtf8), 2);
+        assert_eq!(r.get(RepairKind::StrayPercent), 1);
+    }
+
+    #[test]
+    fn strict_rejects_what_lenient_repairs() {
+        assert_eq!(strict(b" http://a/").unwrap_err().kind, ErrorKind::Syntax);
+        let e = strict(b"http://a/%4g").unwrap_err();
+        assert_eq!((e.kind, e.column), (ErrorKind::BadPercent, 10));
+        let e = strict(b"http://a/\xC3\xA9\xFF").unwrap_err();
+        assert_eq!((e.kind, e.column), (ErrorKind::Utf8, 12));
+        let e = strict("http://é/<".as_bytes()).unwrap_err();
+        assert_eq!((e.kind, e.column), (ErrorKind::Syntax, 10));
+    }
+
+    #[test]
+    fn empty_records_are_errors() {
+        assert_eq!(lenient(b"").0.unwrap_err().kind, ErrorKind::Empty);
+        assert_eq!(lenient(b" \t ").0.unwrap_err().kind, ErrorKind::Empty);
+        assert_eq!(strict(b"").unwrap_err().kind, ErrorKind::Empty);
+    }
+
+    #[test]
+    fn columns_map_back_through_repairs() {
+        let raw = "  a<b>é\u{7}".as_bytes();
+        let (out, _) = lenient(raw);
+        let out = out.unwrap();
+        assert_eq!(out, "a%3Cb%3Eé\u{7}");
+        // The control character is at repaired column 10 and raw column 8.
+        let col = out.chars().position(|c| c == '\u{7}').unwrap() + 1;
+        assert_eq!(col, 10);
+        assert_eq!(original_column(raw, col), 8);
+        let raw = b"a\xFFb\x07";
+        assert_eq!(original_column(raw, 6), 4);
+    }
+}

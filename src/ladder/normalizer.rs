@@ -1,0 +1,979 @@
+//! The comparison ladder (RFC 3987 §5.3, RFC 3986 §6.2): a configured [`Normalizer`] that
+//! turns a record into its canonical key.
+//!
+//! The rungs, each including the ones below it (SPEC §4):
+//! - [`Level::String`] (§5.3.1): the record itself, checked for validity.
+//! - [`Level::Syntax`] (§5.3.2, RFC 3986 §6.2.2): scheme and ASCII hosts lowercased,
+//!   percent-encoding hex uppercased, unreserved characters decoded, dot segments removed,
+//!   an empty port dropped. Reserved characters and `%25` are never decoded.
+//! - [`Level::Scheme`] (§5.3.3, RFC 3986 §6.2.3): the rows of [`crate::iri::scheme`]: default
+//!   ports, empty paths, IDNA for DNS hosts, RFC 5952 IPv6 text, `file://localhost`,
+//!   `mailto:` domains and `urn:` NIDs.
+//!
+//! The key is written in one of two forms ([`Form`]): `uri`, ASCII only, or `iri`, with
+//! percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows. Both put the same records
+//! together: mapping an `iri` key to a URI (RFC 3987 §3.1, with ToASCII for DNS hosts at the
+//! scheme rung) gives the `uri` key.
+//!
+//! The key is written component by component into one output buffer; the parsed view's
+//! offsets always point into the input, never into the rewritten text.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::iri::error::{Error, ErrorKind, Warning, WarningKind};
+use crate::iri::host::{self, HostForm};
+use crate::iri::parse::{HostKind, IriRef};
+use crate::iri::path;
+use crate::iri::percent::{self, Recode};
+use crate::iri::repair::{self, Repair, Repairs};
+use crate::iri::resolve;
+use crate::iri::scheme::{self, SchemeRule, Special};
+use crate::ladder::fast::FastPath;
+use crate::ladder::options::{Form, Level, Options};
+use crate::ladder::surt;
+
+/// One change that a rule made to a record, as reported by [`Normalizer::explain`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The component changed (`scheme`, `host`, `path`, ...), or `record`.
+    pub component: &'static str,
+    /// The rule that changed it.
+    pub rule: &'static str,
+    /// The text before the rule.
+    pub before: String,
+    /// The text after the rule.
+    pub after: String,
+}
+
+/// A key together with the steps that produced it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    /// The key.
+    pub key: String,
+    /// The steps that changed something, in the order they ran.
+    pub steps: Vec<Step>,
+    /// The warnings about the record.
+    pub warnings: Vec<Warning>,
+}
+
+/// Buffers reused by every record a thread normalizes, so the hot path allocates nothing
+/// once they have grown.
+#[derive(Default)]
+struct Scratch {
+    /// The record after NFC.
+    nfc: String,
+    /// The record after resolution against the base.
+    resolved: String,
+    /// A path after percent-encoding normalization, before dot removal.
+    path: String,
+    /// The scheme-rung key, before protocol rules or the SURT transform.
+    key: String,
+    /// The key after the protocol rules.
+    after: String,
+    /// The names of the protocol rules that fired.
+    fired: Vec<&'static str>,
+    /// The record after the lenient repairs.
+    repaired: String,
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
+}
+
+/// What one run of the ladder reports besides the key: the steps, when explaining, and the
+/// warnings.
+struct Tracer<'t> {
+    steps: Option<&'t mut Vec<Step>>,
+    warnings: &'t mut Vec<Warning>,
+}
+
+impl Tracer<'_> {
+    /// Whether steps are recorded.
+    #[inline(always)]
+    fn is_some(&self) -> bool {
+        self.steps.is_some()
+    }
+}
+
+/// Records a step when tracing and the text changed. Costs one test when not tracing (the
+/// recording itself is out of line).
+#[inline(always)]
+fn note(
+    trace: &mut Tracer<'_>,
+    component: &'static str,
+    rule: &'static str,
+    before: &str,
+    after: &str,
+) {
+    if let Some(steps) = trace.steps.as_deref_mut() {
+        record_step(steps, component, rule, before, after);
+    }
+}
+
+/// The recording part of [`note`].
+#[cold]
+#[inline(never)]
+fn record_step(
+    steps: &mut Vec<Step>,
+    component: &'static str,
+    rule: &'static str,
+    before: &str,
+    after: &str,
+) {
+    if before != after {
+        steps.push(Step {
+            component,
+            rule,
+            before: before.to_owned(),
+            after: after.to_owned(),
+        });
+    }
+}
+
+/// A configured normalizer: the ladder of RFC 3987 §5.3 up to one rung, writing one form.
+///
+/// Every method takes a raw record, as a line of input holds it: unless
+/// [`Options::strict`] is set, it is trimmed and the lenient repairs are made first
+/// ([`crate::iri::repair`]), exactly as the command line does, so the library, the command line
+/// and the Python package give the same key for the same line.
+///
+/// ```
+/// use irinorm::{Normalizer, Options};
+/// let n = Normalizer::new(Options::default()).unwrap();
+/// assert_eq!(n.normalize("HTTP://Example.COM:80/a/./b/../%7Ec").unwrap(), "http://example.com/a/~c");
+/// // A key that is already normal is borrowed, not copied.
+/// assert!(matches!(n.normalize("http://example.com/").unwrap(), std::borrow::Cow::Borrowed(_)));
+/// // Lenient repairs, as on the command line: a space is encoded.
+/// assert_eq!(n.normalize(" http://a/b c ").unwrap(), "http://a/b%20c");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Normalizer {
+    options: Options,
+    /// What the fast path may copy through (see [`crate::ladder::fast`]).
+    fast: FastPath,
+}
+
+/// What a record produced besides its key: the repairs made and the warnings (SPEC §2, §4).
+/// One value can serve many records: call [`Notes::clear`] between them, or let the counts
+/// add up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Notes {
+    /// The lenient repairs made, by kind.
+    pub repairs: Repairs,
+    /// The warnings, in the order they were found.
+    pub warnings: Vec<Warning>,
+}
+
+impl Notes {
+    /// Forgets the repairs and warnings noted so far.
+    pub fn clear(&mut self) {
+        self.repairs = Repairs::default();
+        self.warnings.clear();
+    }
+}
+
+/// Everything a normalizer says about one record ([`Normalizer::record`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Record {
+    /// The key, or `None` when the record is invalid.
+    pub key: Option<String>,
+    /// Why the record is invalid, when it is.
+    pub error: Option<Error>,
+    /// The lenient repairs made.
+    pub repairs: Repairs,
+    /// The warnings (a record with warnings is still valid).
+    pub warnings: Vec<Warning>,
+}
+
+impl Normalizer {
+    /// Builds a normalizer. The base, if any, must be an absolute IRI.
+    pub fn new(options: Options) -> Result<Normalizer, Error> {
+        if let Some(base) = &options.base {
+            let view = IriRef::parse(base)?;
+            if !view.is_absolute() {
+                return Err(Error::new(
+                    ErrorKind::Relative,
+                    1,
+                    "the base must be an absolute IRI",
+                ));
+            }
+        }
+        Ok(Normalizer {
+            fast: FastPath::new(&options),
+            options,
+        })
+    }
+
+    /// The options this normalizer was built with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// Normalizes one raw record. Returns the input borrowed when it already is its own key.
+    pub fn normalize<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, Error> {
+        if self.fast.accepts(raw) {
+            return Ok(Cow::Borrowed(raw));
+        }
+        let mut out = String::new();
+        self.normalize_record_into(raw, &mut out, &mut Notes::default())?;
+        if out == raw {
+            Ok(Cow::Borrowed(raw))
+        } else {
+            Ok(Cow::Owned(out))
+        }
+    }
+
+    /// Normalizes one raw record, appending the key to `out` (which is not cleared, so one
+    /// buffer can collect many keys). On error, `out` is left as it was.
+    pub fn normalize_into(&self, raw: &str, out: &mut String) -> Result<(), Error> {
+        self.normalize_record_into(raw, out, &mut Notes::default())
+    }
+
+    /// The record entry point that every other one goes through, the command line's and the
+    /// Python package's included: trims and repairs the raw record unless the options are
+    /// strict (adding the repairs to `notes`), then runs the ladder, appending the key to
+    /// `out` and the warnings to `notes`. On error `out` is left as it was, and the error's
+    /// column points into `raw`.
+    ///
+    /// A record that is already its own key is recognized in one pass and copied as it is
+    /// (the fast path, SPEC §8); the others go through the whole ladder. Both give the same
+    /// keys, errors and warnings.
+    pub fn normalize_record_into(
+        &self,
+        raw: &str,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        if self.fast.accepts(raw) {
+            out.push_str(raw);
+            return Ok(());
+        }
+        let repair = self.repair();
+        self.prepared(raw.as_bytes(), Some(raw), repair, out, notes, true)
+    }
+
+    /// Whether this normalizer repairs records ([`Options::strict`]).
+    fn repair(&self) -> Repair {
+        if self.options.strict {
+            Repair::Strict
+        } else {
+            Repair::Lenient
+        }
+    }
+
+    /// [`Normalizer::normalize_record_into`] for a record that may not be valid UTF-8 (its
+    /// stray octets are a repair, or an error when strict), under the engine's `repair`,
+    /// without asking the fast path about a raw record given as text: the engine has asked
+    /// it already.
+    #[cfg(feature = "stream")]
+    pub(crate) fn normalize_raw_into(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        self.prepared(raw, text, repair, out, notes, text.is_none())
+    }
+
+    /// Repairs `raw` (unless strict), then normalizes it: through the fast path when the
+    /// repairs changed it or `ask_fast` says the raw record was not asked about yet.
+    fn prepared(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+        ask_fast: bool,
+    ) -> Result<(), Error> {
+        SCRATCH.with(|s| {
+            let mut fresh;
+            let mut borrowed;
+            let scratch: &mut Scratch = match s.try_borrow_mut() {
+                Ok(b) => {
+                    borrowed = b;
+                    &mut borrowed
+                }
+                // Re-entered on this thread (not done by the library itself): fresh buffers.
+                Err(_) => {
+                    fresh = Scratch::default();
+                    &mut fresh
+                }
+            };
+            let mut repaired = std::mem::take(&mut scratch.repaired);
+            let r = repair::prepare_text(raw, text, repair, &mut repaired, &mut notes.repairs)
+                .and_then(|record| {
+                    let same = text.is_some_and(|t| t.as_ptr() == record.as_ptr());
+                    if (ask_fast || !same) && self.fast.accepts(record) {
+                        out.push_str(record);
+                        return Ok(());
+                    }
+                    let mark = (out.len(), notes.warnings.len());
+                    let mut trace = Tracer {
+                        steps: None,
+                        warnings: &mut notes.warnings,
+                    };
+                    let r = self.run(record, out, scratch, &mut trace);
+                    if r.is_err() {
+                        out.truncate(mark.0);
+                        notes.warnings.truncate(mark.1);
+                    } else if repair == Repair::Lenient {
+                        for w in &mut notes.warnings[mark.1..] {
+                            w.column = repair::original_column(raw, w.column);
+                        }
+                    }
+                    r
+                });
+            scratch.repaired = repaired;
+            r.map_err(|mut error| {
+                if repair == Repair::Lenient {
+                    // The ladder saw the repaired record; point into the raw one.
+                    error.column = repair::original_column(raw, error.column);
+                }
+                error
+            })
+        })
+    }
+
+    /// Everything about one raw record: key or error, repairs and warnings.
+    pub fn record(&self, raw: &str) -> Record {
+        let mut key = String::new();
+        let mut notes = Notes::default();
+        let result = self.normalize_record_into(raw, &mut key, &mut notes);
+        let Notes { repairs, warnings } = notes;
+        match result {
+            Ok(()) => Record {
+                key: Some(key),
+                error: None,
+                repairs,
+                warnings,
+            },
+            Err(e) => Record {
+                key: None,
+                error: Some(e),
+                repairs,
+                warnings,
+            },
+        }
+    }
+
+    /// The length of the raw record at the start of `rest` (text up to a line feed, which
+    /// more lines may follow) when it already is its own key and the fast path sees it: one
+    /// pass, no parsing (SPEC §8). `None` says nothing: the record may still be canonical.
+    #[inline]
+    pub fn canonical_line(&self, rest: &str) -> Option<usize> {
+        self.fast.accepts_line(rest)
+    }
+
+    /// The longest run of whole lines at the start of `rest` that [`Normalizer::canonical_line`]
+    /// takes, each at most `max_line` bytes and ended by a line feed alone: its length in
+    /// bytes, line feeds included, and its number of lines.
+    pub fn canonical_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        self.fast.accepts_lines(rest, max_line)
+    }
+
+    /// Whether the fast path copies `input` through as its own key (SPEC §8): `true` only
+    /// where the full ladder gives the same bytes, with no error or warning. For tests and
+    /// benchmarks; not a stable API.
+    #[doc(hidden)]
+    pub fn is_canonical_fast(&self, input: &str) -> bool {
+        self.fast.accepts(input)
+    }
+
+    /// This normalizer with the fast path turned off: every record takes the full ladder.
+    /// The reference that the fast path is tested against; not a stable API.
+    #[doc(hidden)]
+    pub fn without_fast_path(&self) -> Normalizer {
+        Normalizer {
+            fast: self.fast.off(),
+            ..self.clone()
+        }
+    }
+
+    /// Normalizes one raw record and reports every step that changed it, and its warnings.
+    pub fn explain(&self, raw: &str) -> Result<Explanation, Error> {
+        let repair = self.repair();
+        let mut steps = Vec::new();
+        let mut warnings = Vec::new();
+        let mut key = String::new();
+        let mut repaired = String::new();
+        let mut repairs = Repairs::default();
+        let record = repair::prepare_text(
+            raw.as_bytes(),
+            Some(raw),
+            repair,
+            &mut repaired,
+            &mut repairs,
+        )?;
+        if record != raw {
+            record_step(&mut steps, "record", "lenient-repairs", raw, record);
+        }
+        let mut trace = Tracer {
+            steps: Some(&mut steps),
+            warnings: &mut warnings,
+        };
+        self.run(record, &mut key, &mut Scratch::default(), &mut trace)
+            .map_err(|mut error| {
+                if repair == Repair::Lenient {
+                    error.column = repair::original_column(raw.as_bytes(), error.column);
+                }
+                error
+            })?;
+        if repair == Repair::Lenient {
+            for w in &mut warnings {
+                w.column = repair::original_column(raw.as_bytes(), w.column);
+            }
+        }
+        Ok(Explanation {
+            key,
+            steps,
+            warnings,
+        })
+    }
+
+    fn run(
+        &self,
+        input: &str,
+        out: &mut String,
+        scratch: &mut Scratch,
+        trace: &mut Tracer<'_>,
+    ) -> Result<(), Error> {
+        let o = &self.options;
+        // Validate the record as it was given, so columns refer to the input.
+        let mut view = IriRef::parse(input)?;
+        if o.nfc && o.level >= Level::Syntax && (!input.is_ascii() || input.contains('%')) {
+            // NFC applies to the characters the record stands for, so percent-encoded UTF-8
+            // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise
+            // an IRI-form key, which shows those characters raw, would not be stable.
+            let decoded = crate::iri::convert::to_iri(input)?;
+            if !decoded.is_ascii() {
+                scratch.nfc.clear();
+                nfc_between_delimiters(&decoded, &mut scratch.nfc);
+                note(trace, "record", "nfc", input, &scratch.nfc);
+                view = IriRef::parse(&scratch.nfc)?;
+            }
+        }
+        if !view.is_absolute() {
+            if let Some(base) = &o.base {
+                let base_view = IriRef::parse(base)?;
+                scratch.resolved.clear();
+                resolve::resolve_components(
+                    &base_view.components(),
+                    &view.components(),
+                    true,
+                    &mut scratch.resolved,
+                );
+                note(trace, "record", "resolve", view.as_str(), &scratch.resolved);
+                view = IriRef::parse(&scratch.resolved)?;
+            } else if o.absolute {
+                return Err(Error::new(
+                    ErrorKind::Relative,
+                    1,
+                    "relative reference (no scheme) and --absolute was given",
+                ));
+            }
+        }
+        if o.level == Level::String {
+            let text = view.as_str();
+            let end = match (o.drop_fragment, view.fragment()) {
+                (true, Some(f)) => text.len() - f.len() - 1,
+                _ => text.len(),
+            };
+            out.push_str(&text[..end]);
+            note(trace, "fragment", "drop-fragment", text, &text[..end]);
+            return Ok(());
+        }
+        let post = (o.level == Level::Protocol && o.rules.is_some()) || o.form == Form::Surt;
+        if !post {
+            self.write_key(&view, out, &mut scratch.path, trace);
+            return Ok(());
+        }
+        scratch.key.clear();
+        self.write_key(&view, &mut scratch.key, &mut scratch.path, trace);
+        if let (Some(rules), Level::Protocol) = (&o.rules, o.level) {
+            // A host or path rule may leave what the scheme rung rewrites (`/.;jsessionid=1/`
+            // becomes the dot segment `/./`; `bücher..` passes IDNA once its dots are gone):
+            // run the scheme rung and the rules again until the key is its own key.
+            for _ in 0..8 {
+                scratch.fired.clear();
+                scratch.after.clear();
+                rules.apply(&scratch.key, &mut scratch.after, &mut scratch.fired);
+                for rule in &scratch.fired {
+                    note(trace, "protocol", rule, &scratch.key, &scratch.after);
+                }
+                std::mem::swap(&mut scratch.key, &mut scratch.after);
+                let query_or_fragment = |r: &&str| {
+                    matches!(
+                        *r,
+                        "drop-params"
+                            | "keep-params"
+                            | "sort-params"
+                            | "drop-empty-query"
+                            | "drop-fragment"
+                    )
+                };
+                if scratch.fired.iter().all(query_or_fragment) {
+                    break;
+                }
+                let Ok(again) = IriRef::parse(&scratch.key) else {
+                    break;
+                };
+                scratch.after.clear();
+                self.write_key(&again, &mut scratch.after, &mut scratch.path, trace);
+                if scratch.after == scratch.key {
+                    break;
+                }
+                std::mem::swap(&mut scratch.key, &mut scratch.after);
+            }
+        }
+        if o.form == Form::Surt {
+            let start = out.len();
+            surt::write_surt(&scratch.key, o.surt_scheme, out);
+            note(trace, "record", "surt", &scratch.key, &out[start..]);
+        } else {
+            out.push_str(&scratch.key);
+        }
+        Ok(())
+    }
+
+    /// The percent-encoding policy of the syntax rung in the configured form.
+    fn policy(&self) -> Recode {
+        let iri = self.options.form == Form::Iri;
+        Recode {
+            decode_unreserved: true,
+            uppercase_hex: true,
+            encode_non_ascii: !iri,
+            decode_utf8: iri,
+            in_query: false,
+            lowercase: false,
+        }
+    }
+
+    /// Writes the key of a parsed, valid reference at the syntax or scheme rung.
+    fn write_key(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        path_scratch: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        let o = &self.options;
+        let policy = self.policy();
+        let mut rule: Option<&SchemeRule> = None;
+
+        // scheme: case-insensitive, lowercase is canonical (RFC 3986 §3.1, §6.2.2.1).
+        if let Some(s) = view.scheme() {
+            let start = out.len();
+            out.extend(s.bytes().map(|b| b.to_ascii_lowercase() as char));
+            note(trace, "scheme", "case", s, &out[start..]);
+            if o.level >= Level::Scheme {
+                rule = scheme::lookup(&out[start..]);
+            }
+            out.push(':');
+        }
+
+        if view.authority().is_some() {
+            out.push_str("//");
+            if let Some(u) = view.userinfo() {
+                let start = out.len();
+                percent::recode(u, policy, out);
+                note(trace, "userinfo", "percent-encoding", u, &out[start..]);
+                out.push('@');
+            }
+            self.write_host(view, rule, policy, out, trace);
+            match view.port() {
+                None => {}
+                Some("") => note(trace, "port", "empty-port", ":", ""),
+                Some(p) => {
+                    let start = out.len();
+                    match rule {
+                        Some(r) => scheme::write_port(r, p, out),
+                        None => {
+                            out.push(':');
+                            out.push_str(p);
+                        }
+                    }
+                    if trace.is_some() {
+                        let before = format!(":{p}");
+                        let after = out[start..].to_owned();
+                        note(trace, "port", "default-port", &before, &after);
+                    }
+                }
+            }
+        }
+
+        self.write_path(view, rule, policy, out, path_scratch, trace);
+
+        if let Some(q) = view.query() {
+            out.push('?');
+            let start = out.len();
+            let p = Recode {
+                in_query: true,
+                ..policy
+            };
+            percent::recode(q, p, out);
+            note(trace, "query", "percent-encoding", q, &out[start..]);
+        }
+        if let Some(f) = view.fragment() {
+            if o.drop_fragment {
+                note(trace, "fragment", "drop-fragment", f, "");
+            } else {
+                out.push('#');
+                let start = out.len();
+                percent::recode(f, policy, out);
+                note(trace, "fragment", "percent-encoding", f, &out[start..]);
+            }
+        }
+    }
+
+    fn write_host(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        policy: Recode,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        let h = view.host().unwrap_or("");
+        let start = out.len();
+        match view.host_kind() {
+            HostKind::RegName => {
+                let mut done = false;
+                if rule.is_some_and(|r| r.dns_host) {
+                    let form = match self.options.form {
+                        Form::Uri | Form::Surt => HostForm::Ascii,
+                        Form::Iri => HostForm::Unicode,
+                    };
+                    let ok = match form {
+                        HostForm::Ascii => host::dns_host(h, form, out).is_ok(),
+                        HostForm::Unicode => write_unicode_host(h, out),
+                    };
+                    if ok {
+                        note(trace, "host", "idna", h, &out[start..]);
+                        done = true;
+                    } else {
+                        let column = host_column(view);
+                        trace.warnings.push(Warning::new(
+                            WarningKind::Idna,
+                            column,
+                            "the host fails IDNA processing; its syntax form is kept",
+                        ));
+                    }
+                }
+                if !done {
+                    // RFC 3987 §5.3.2.1: only a host that is US-ASCII once decoded is
+                    // lowercased here; the scheme rung's IDNA handles the others.
+                    let p = Recode {
+                        lowercase: !percent::has_non_ascii(h),
+                        ..policy
+                    };
+                    percent::recode(h, p, out);
+                    note(trace, "host", "case and percent-encoding", h, &out[start..]);
+                }
+                if rule.is_some_and(|r| r.special == Special::File)
+                    && &out[start..] == "localhost"
+                    && view.userinfo().is_none()
+                    && view.port().map_or(true, str::is_empty)
+                {
+                    out.truncate(start);
+                    note(trace, "host", "file-localhost", "localhost", "");
+                }
+            }
+            HostKind::Ipv4 => out.push_str(h),
+            HostKind::Ipv6 => {
+                let inner = &h[1..h.len() - 1];
+                match (rule, host::parse_ipv6(inner)) {
+                    (Some(_), Some(addr)) => {
+                        out.push('[');
+                        host::write_ipv6_rfc5952(&addr, out);
+                        out.push(']');
+                        note(trace, "host", "ipv6-rfc5952", h, &out[start..]);
+                    }
+                    _ => {
+                        host::lowercase_ip_literal(h, out);
+                        note(trace, "host", "case", h, &out[start..]);
+                    }
+                }
+            }
+            HostKind::IpvFuture => {
+                host::lowercase_ip_literal(h, out);
+                note(trace, "host", "case", h, &out[start..]);
+            }
+        }
+    }
+
+    fn write_path(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        policy: Recode,
+        out: &mut String,
+        scratch: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        let p = view.path();
+        let has_authority = view.authority().is_some();
+        let start = out.len();
+        // RFC 3986 §6.2.2.3 / §5.2.4: dot segments go from any path that resolution would
+        // clean; a relative-path reference keeps its dots (SPEC §3), since their meaning
+        // depends on the base.
+        let remove_dots = view.is_absolute() || has_authority || p.starts_with('/');
+        if remove_dots && may_hold_dot_segment(p) {
+            scratch.clear();
+            percent::recode(p, policy, scratch);
+            note(trace, "path", "percent-encoding", p, scratch);
+            path::remove_dot_segments(scratch, out);
+            note(trace, "path", "dot-segments", scratch, &out[start..]);
+        } else {
+            percent::recode(p, policy, out);
+            note(trace, "path", "percent-encoding", p, &out[start..]);
+        }
+        if !has_authority && out[start..].starts_with("//") {
+            // Without an authority, a path starting with "//" would be re-read as one.
+            out.insert_str(start, "/.");
+            note(
+                trace,
+                "path",
+                "authority-guard",
+                &out[start + 2..],
+                &out[start..],
+            );
+        }
+        let Some(r) = rule else { return };
+        if has_authority && out.len() == start && r.empty_path_is_slash {
+            out.push('/');
+            note(trace, "path", "empty-path", "", "/");
+        }
+        match r.special {
+            Special::Mailto => {
+                let before = trace.is_some().then(|| out[start..].to_owned());
+                scheme::lowercase_mailto_domains(out, start);
+                if let Some(b) = before {
+                    note(trace, "path", "mailto-domain", &b, &out[start..]);
+                }
+            }
+            Special::Urn => {
+                let before = trace.is_some().then(|| out[start..].to_owned());
+                scheme::lowercase_urn_nid(out, start);
+                if let Some(b) = before {
+                    note(trace, "path", "urn-nid", &b, &out[start..]);
+                }
+            }
+            Special::None | Special::File => {}
+        }
+    }
+}
+
+/// Appends the U-label form of a DNS host for the `iri` key, keeping the two key forms in
+/// the same equivalence classes (SPEC §5: `to_uri(key_iri(x)) == key_uri(x)`, where
+/// `to_uri` applies ToASCII to the host, RFC 3987 §3.1).
+///
+/// The U-label form is used only when it maps back to the host's A-label form; otherwise
+/// the A-label form itself is written (it is a valid `ireg-name`, and ToASCII leaves it
+/// as it is). That happens for an A-label whose decoding is itself a string that IDNA
+/// rejects, such as `xn--xn---epa`, which decodes to `xn--é`: a label that starts with
+/// `xn--` but is not ASCII (RFC 5891 §4.2.3.1 forbids `--` in the third and fourth
+/// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
+fn write_unicode_host(h: &str, out: &mut String) -> bool {
+    let start = out.len();
+    if host::dns_host(h, HostForm::Unicode, out).is_ok() {
+        if out[start..].is_ascii() {
+            return true;
+        }
+        let mut ascii = String::new();
+        let mut back = String::new();
+        if host::dns_host(h, HostForm::Ascii, &mut ascii).is_ok()
+            && host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok()
+            && ascii == back
+        {
+            return true;
+        }
+        out.truncate(start);
+    }
+    host::dns_host(h, HostForm::Ascii, out).is_ok()
+}
+
+/// The 1-based character column of the host in the text `view` was parsed from.
+fn host_column(view: &IriRef<'_>) -> usize {
+    let text = view.as_str();
+    let at = view
+        .host()
+        .map_or(0, |h| h.as_ptr() as usize - text.as_ptr() as usize);
+    text[..at].chars().count() + 1
+}
+
+/// Whether a path may hold a `.` or `..` segment once unreserved characters are decoded.
+#[inline]
+fn may_hold_dot_segment(p: &str) -> bool {
+    let b = p.as_bytes();
+    memchr::memchr(b'.', b).is_some()
+        || memchr::memmem::find(b, b"%2E").is_some()
+        || memchr::memmem::find(b, b"%2e").is_some()
+}
+
+/// Appends the NFC of `text` to `out`, one run at a time between the ASCII characters that
+/// are not letters or digits and the `%XX` triplets, which are kept as they are: a combining
+/// mark never composes with a delimiter or a hex digit (`=` + U+0338 would become `≠`, a
+/// reserved character lost; `%CC` + U+0301 would become `%CĆ`).
+fn nfc_between_delimiters(text: &str, out: &mut String) {
+    let b = text.as_bytes();
+    let (mut run, mut i) = (0, 0);
+    while i < b.len() {
+        let keep = match b[i] {
+            b'%' => 3.min(b.len() - i),
+            c if c < 0x80 && !c.is_ascii_alphanumeric() => 1,
+            _ => 0,
+        };
+        if keep == 0 {
+            i += 1;
+            continue;
+        }
+        nfc_run(&text[run..i], out);
+        out.push_str(&text[i..i + keep]);
+        i += keep;
+        run = i;
+    }
+    nfc_run(&text[run..], out);
+}
+
+/// Appends the NFC of `run` (no ASCII but letters and digits), or `run` itself when its NFC
+/// holds another ASCII character: U+037E is canonically `;` and U+1FEF a backtick, and NFC
+/// must not create a delimiter or a character that IRIs forbid.
+fn nfc_run(run: &str, out: &mut String) {
+    let start = out.len();
+    out.extend(run.nfc());
+    if out.as_bytes()[start..]
+        .iter()
+        .any(|&b| b < 0x80 && !b.is_ascii_alphanumeric())
+    {
+        out.truncate(start);
+        out.push_str(run);
+    }
+}
+
+/// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).
+pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
+    let n = Normalizer::new(Options {
+        level,
+        ..Options::default()
+    })?;
+    Ok(n.normalize(a)? == n.normalize(b)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(level: Level, form: Form, s: &str) -> String {
+        let n = Normalizer::new(Options {
+            level,
+            form,
+            ..Options::default()
+        })
+        .unwrap();
+        n.normalize(s).unwrap().into_owned()
+    }
+
+    #[test]
+    fn syntax_rung() {
+        let k = |s| key(Level::Syntax, Form::Uri, s);
+        assert_eq!(
+            k("HTTP://Example.COM:/%7euser/a/./b/../c%2f?Q=%3d#F"),
+            "http://example.com/~user/a/c%2F?Q=%3D#F"
+        );
+        assert_eq!(k("http://example.com:80"), "http://example.com:80");
+        assert_eq!(k("a:/.//b/./c"), "a:/.//b/c");
+        assert_eq!(k("../a/./b"), "../a/./b");
+        assert_eq!(k("/a/%2E%2E/b"), "/b");
+        assert_eq!(k("http://%C3%A9XAMPLE.com/"), "http://%C3%A9XAMPLE.com/");
+        assert_eq!(k("http://é/"), "http://%C3%A9/");
+    }
+
+    #[test]
+    fn scheme_rung() {
+        let k = |s| key(Level::Scheme, Form::Uri, s);
+        assert_eq!(k("http://example.com"), "http://example.com/");
+        assert_eq!(k("HTTPS://Example.com:0443/"), "https://example.com/");
+        assert_eq!(k("http://Bücher.example/"), "http://xn--bcher-kva.example/");
+        assert_eq!(
+            k("http://[2001:DB8:0:0:0:0:0:1]:80/"),
+            "http://[2001:db8::1]/"
+        );
+        assert_eq!(k("file://localhost/etc/x"), "file:///etc/x");
+        assert_eq!(k("mailto:Joe@Example.COM"), "mailto:Joe@example.com");
+        assert_eq!(k("URN:ISBN:0-1"), "urn:isbn:0-1");
+        assert_eq!(k("foo://Example.com:80"), "foo://example.com:80");
+        let i = |s| key(Level::Scheme, Form::Iri, s);
+        assert_eq!(
+            i("http://xn--bcher-kva.example/%C3%A9"),
+            "http://bücher.example/é"
+        );
+    }
+
+    #[test]
+    fn iri_form_host_must_map_back_to_the_uri_form_host() {
+        // SPEC §5: to_uri(key_iri(x)) == key_uri(x). `xn--xn---epa` decodes to `xn--é`,
+        // which ToASCII rejects (a U-label may not have "--" in positions 3 and 4,
+        // RFC 5891 §4.2.3.1), so the iri key keeps the A-label.
+        let u = key(Level::Scheme, Form::Uri, "http://xn--xn---epa/");
+        let i = key(Level::Scheme, Form::Iri, "http://xn--xn---epa/");
+        assert_eq!(u, "http://xn--xn---epa/");
+        assert_eq!(i, u);
+        assert_eq!(
+            key(Level::Scheme, Form::Iri, "http://XN--XN--A--GUA.pt/"),
+            "http://xn--xn--a--gua.pt/"
+        );
+        // An ordinary IDN still gets its U-labels.
+        assert_eq!(
+            key(Level::Scheme, Form::Iri, "http://XN--BCHER-KVA.example/"),
+            "http://bücher.example/"
+        );
+    }
+
+    #[test]
+    fn nfc_is_applied_to_encoded_characters_too_and_is_stable() {
+        for form in [Form::Uri, Form::Iri] {
+            let n = Normalizer::new(Options {
+                nfc: true,
+                form,
+                ..Options::default()
+            })
+            .unwrap();
+            let a = n.normalize("http://a/e%CC%81").unwrap().into_owned();
+            let b = n.normalize("http://a/e\u{301}").unwrap().into_owned();
+            let c = n.normalize("http://a/\u{e9}").unwrap().into_owned();
+            assert_eq!(a, b);
+            assert_eq!(a, c);
+            assert_eq!(n.normalize(&a).unwrap(), a, "idempotent");
+        }
+        // Without --nfc the decomposed spelling stays a different key (RFC 3987 §5.3.2.2).
+        let n = Normalizer::new(Options::default()).unwrap();
+        assert_ne!(
+            n.normalize("http://a/e%CC%81").unwrap(),
+            n.normalize("http://a/%C3%A9").unwrap()
+        );
+    }
+
+    #[test]
+    fn explain_names_the_steps() {
+        let n = Normalizer::new(Options::default()).unwrap();
+        let e = n.explain("HTTP://a:80/./b").unwrap();
+        assert_eq!(e.key, "http://a/b");
+        let rules: Vec<_> = e.steps.iter().map(|s| s.rule).collect();
+        assert_eq!(rules, ["case", "default-port", "dot-segments"]);
+    }
+
+    #[test]
+    fn equivalence() {
+        assert!(equivalent("HTTP://a/", "http://a/", Level::Syntax).unwrap());
+        assert!(!equivalent("HTTP://a/", "http://a/", Level::String).unwrap());
+        assert!(equivalent("http://a", "http://a:80/", Level::Scheme).unwrap());
+        assert!(!equivalent("http://a", "http://a:80/", Level::Syntax).unwrap());
+    }
+}

@@ -1,0 +1,140 @@
+//! What a [`crate::ladder::Normalizer`] does: the rung of the ladder ([`Level`], RFC 3987
+//! §5.3), the form of the key ([`Form`], SPEC §5), and the other [`Options`].
+
+use std::sync::Arc;
+
+use crate::ladder::protocol::Rules;
+
+/// The rung of the comparison ladder (RFC 3987 §5.3).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub enum Level {
+    /// Simple string comparison (§5.3.1).
+    String,
+    /// Syntax-based normalization (§5.3.2).
+    Syntax,
+    /// Scheme-based normalization (§5.3.3), the default.
+    #[default]
+    Scheme,
+    /// Protocol-based normalization (§5.3.4): the scheme rung, then the configured
+    /// [`Rules`] (crawler heuristics; see [`crate::ladder::protocol`]).
+    Protocol,
+}
+
+impl Level {
+    /// The command-line name of the level.
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::String => "string",
+            Level::Syntax => "syntax",
+            Level::Scheme => "scheme",
+            Level::Protocol => "protocol",
+        }
+    }
+}
+
+/// The form in which keys are written (SPEC §5).
+#[non_exhaustive]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Form {
+    /// ASCII only: non-ASCII characters percent-encoded, DNS hosts as A-labels.
+    #[default]
+    Uri,
+    /// Percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows; DNS hosts as U-labels.
+    Iri,
+    /// The SURT of the `uri` key (host labels reversed and comma-joined, `)` before the
+    /// path, lowercased), as web-archive indexes sort by; see [`crate::ladder::surt`].
+    Surt,
+}
+
+impl Form {
+    /// The command-line name of the form.
+    pub fn name(self) -> &'static str {
+        match self {
+            Form::Uri => "uri",
+            Form::Iri => "iri",
+            Form::Surt => "surt",
+        }
+    }
+}
+
+/// What a [`Normalizer`](crate::ladder::Normalizer) does. Build it from
+/// [`Options::default`] with the `with_` setters (new options may come in later versions):
+///
+/// ```
+/// use irinorm::{Form, Level, Options};
+/// let o = Options::default().with_level(Level::Syntax).with_form(Form::Iri);
+/// assert_eq!((o.level, o.form, o.nfc), (Level::Syntax, Form::Iri, false));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Options {
+    /// The rung of the ladder.
+    pub level: Level,
+    /// The form of the key.
+    pub form: Form,
+    /// Remove the fragment (RFC 3987 §5.1: comparisons that select a network action
+    /// exclude fragments).
+    pub drop_fragment: bool,
+    /// Apply Unicode NFC to the record first (RFC 3987 §3.1 step 1, for text converted from
+    /// non-Unicode or non-digital sources; §5.3.2.2 says not to apply it otherwise).
+    pub nfc: bool,
+    /// Reject relative references (kind `relative`) instead of normalizing them alone.
+    pub absolute: bool,
+    /// Resolve relative references against this absolute IRI first (RFC 3986 §5.2).
+    pub base: Option<String>,
+    /// The rules of the protocol rung (used at [`Level::Protocol`]; none means no rule).
+    pub rules: Option<Arc<Rules>>,
+    /// With [`Form::Surt`], write the scheme too (`http://(com,example,)/`).
+    pub surt_scheme: bool,
+    /// No trimming and no lenient repairs: each record must be the exact IRI (`--strict`).
+    pub strict: bool,
+}
+
+impl Level {
+    /// The level of a command-line name ([`Level::name`]).
+    pub fn from_name(name: &str) -> Option<Level> {
+        [Level::String, Level::Syntax, Level::Scheme, Level::Protocol]
+            .into_iter()
+            .find(|l| l.name() == name)
+    }
+}
+
+impl Form {
+    /// The form of a command-line name ([`Form::name`]).
+    pub fn from_name(name: &str) -> Option<Form> {
+        [Form::Uri, Form::Iri, Form::Surt]
+            .into_iter()
+            .find(|f| f.name() == name)
+    }
+}
+
+/// Writes one `with_` setter per field: `with_field(value)` returns the options with
+/// `field` set to `value`.
+macro_rules! setters {
+    ($ty:ident { $($field:ident: $t:ty => $with:ident),* $(,)? }) => {
+        impl $ty {
+            $(
+                #[doc = concat!("These options with `", stringify!($field), "` set.")]
+                #[must_use]
+                pub fn $with(mut self, $field: $t) -> Self {
+                    self.$field = $field;
+                    self
+                }
+            )*
+        }
+    };
+}
+pub(crate) use setters;
+
+setters!(Options {
+    level: Level => with_level,
+    form: Form => with_form,
+    drop_fragment: bool => with_drop_fragment,
+    nfc: bool => with_nfc,
+    absolute: bool => with_absolute,
+    base: Option<String> => with_base,
+    rules: Option<Arc<Rules>> => with_rules,
+    surt_scheme: bool => with_surt_scheme,
+    strict: bool => with_strict,
+});

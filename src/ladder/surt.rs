@@ -1,0 +1,196 @@
+//! SURT keys (Sort-friendly URI Reordering Transform) for web-archive indexes.
+//!
+//! A SURT writes the host with its labels reversed, so that sorting keys groups a domain
+//! with its subdomains (`com,example)/`, `com,example,www)/`), the form the Internet
+//! Archive's CDX indexes use. [`write_surt`] rewrites a key of the ladder (normally the
+//! `uri` form at the scheme or protocol rung) as a SURT:
+//!
+//! * **host**: a registered name has its labels reversed and joined with `,`
+//!   (`www.example.com` → `com,example,www`). A trailing root dot becomes an empty first
+//!   label (`example.com.` → `,com,example`): the scheme rung keeps that dot, so the SURT
+//!   keeps the two hosts apart (the protocol rule `strip-trailing-dot` merges them). An
+//!   IPv4 address is **not** reversed (`192.0.2.1`): its octets are not a hierarchy of
+//!   names. An IP literal keeps its brackets (`[2001:db8::1]`) so that its colons cannot be
+//!   mistaken for a port. An empty host (`file:///p`) is written as nothing (`)/p`).
+//!   A registered name may contain `,`, `(` and `)` (RFC 3986 sub-delims; never in a DNS
+//!   name): in the SURT they are written `%2c`, `%28`, `%29`, so that the host part can
+//!   always be read back (the `surt` package writes them raw: `a,b.com` gives the same
+//!   `com,a,b)` as `a.b.com`).
+//! * **port**: kept when the key has one (`com,example:8080)`); the scheme rung has
+//!   already dropped a default port.
+//! * **userinfo**: dropped, as the Internet Archive does: credentials do not belong in an
+//!   index, and the archived resource does not depend on them. This merges keys that differ
+//!   only in userinfo.
+//! * **`)`** closes the host, then the path, `?query` and `#fragment` exactly as the key has
+//!   them. Nothing is decoded, re-encoded, sorted or removed here: a fragment or an empty
+//!   `?` is in the SURT when it is in the key (drop them with `--drop-fragment` or a
+//!   protocol rule, as `crawler@1` does).
+//! * **case**: the SURT is ASCII-lowercased throughout, as Internet Archive SURTs are,
+//!   including the path, the query and the hex digits of percent-encodings (`%C3%A9` →
+//!   `%c3%a9`). Non-ASCII characters (an `iri` key) are left as they are. This lowercasing
+//!   merges keys that differ in the case of the path or query (`/A` and `/a`), which a
+//!   case-sensitive server treats as different resources; [`SurtOptions::keep_case`] turns
+//!   it off.
+//! * **scheme**: left out by default (`com,example)/a`); with `include_scheme` it is written
+//!   before the host in parentheses, `http://(com,example)/a`, the form of the `surt`
+//!   package's `with_scheme=True`. A network-path reference (no scheme) gets `//(`.
+//! * A key **without an authority** (`mailto:`, `urn:`, a relative path) has no host to
+//!   reverse: it is written as it is (lowercased unless `keep_case`), whatever
+//!   `include_scheme` says.
+//!
+//! No `www` stripping, no repeated unescaping, no query sorting, no slash collapsing:
+//! those are crawler heuristics and belong to the protocol rung, where each is a named rule.
+//! `docs/surt.md` lists where the result differs from the `surt` Python package and why.
+//!
+//! ```
+//! use irinorm::ladder::surt::write_surt;
+//! let mut out = String::new();
+//! write_surt("http://www.example.com:8080/A/b?Q=1", false, &mut out);
+//! assert_eq!(out, "com,example,www:8080)/a/b?q=1");
+//! out.clear();
+//! write_surt("https://192.0.2.1/x", true, &mut out);
+//! assert_eq!(out, "https://(192.0.2.1)/x");
+//! ```
+
+use crate::iri::parse::{HostKind, IriRef};
+
+/// How [`write_surt_with`] writes a SURT.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SurtOptions {
+    /// Write `scheme://(` before the host (`http://(com,example)/`).
+    pub include_scheme: bool,
+    /// Write a `,` after the last host label (`com,example,)/`), the form of Heritrix SURT
+    /// prefixes and of the `surt` package's `trailing_comma=True` (which puts it after the
+    /// port instead: irinorm always writes it before the port, `com,example,:8080)`).
+    pub trailing_comma: bool,
+    /// Keep the case of the path, query and fragment instead of lowercasing them.
+    pub keep_case: bool,
+}
+
+/// Appends the SURT of `key` to `out`, with the scheme when `include_scheme` is set, in the
+/// Internet Archive's lowercased form (see the [module documentation](self)).
+pub fn write_surt(key: &str, include_scheme: bool, out: &mut String) {
+    write_surt_with(
+        key,
+        SurtOptions {
+            include_scheme,
+            ..SurtOptions::default()
+        },
+        out,
+    );
+}
+
+/// [`write_surt`] into a new string.
+pub fn surt(key: &str, include_scheme: bool) -> String {
+    let mut out = String::with_capacity(key.len() + 4);
+    write_surt(key, include_scheme, &mut out);
+    out
+}
+
+/// Appends the SURT of `key` to `out`, as `options` say.
+pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
+    let start = out.len();
+    let view = match IriRef::parse(key) {
+        Ok(v) if v.authority().is_some() => v,
+        // No authority (or not a reference at all): nothing to reverse.
+        _ => {
+            out.push_str(key);
+            if !options.keep_case {
+                out[start..].make_ascii_lowercase();
+            }
+            return;
+        }
+    };
+    if options.include_scheme {
+        if let Some(s) = view.scheme() {
+            out.push_str(s);
+            out.push(':');
+        }
+        out.push_str("//(");
+    }
+    let host = view.host().unwrap_or("");
+    match view.host_kind() {
+        HostKind::RegName if !host.is_empty() => {
+            for (i, label) in host.rsplit('.').enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                push_label(label, out);
+            }
+        }
+        // IPv4 addresses, IP literals (with their brackets) and the empty host as they are.
+        _ => out.push_str(host),
+    }
+    if options.trailing_comma && !host.is_empty() {
+        out.push(',');
+    }
+    if let Some(port) = view.port() {
+        if !port.is_empty() {
+            out.push(':');
+            out.push_str(port);
+        }
+    }
+    // The scheme and host are lowercase in keys already; lowercase them anyway, so the
+    // result does not depend on the rung the key came from.
+    out[start..].make_ascii_lowercase();
+    out.push(')');
+    let rest = out.len();
+    out.push_str(view.path());
+    if let Some(q) = view.query() {
+        out.push('?');
+        out.push_str(q);
+    }
+    if let Some(f) = view.fragment() {
+        out.push('#');
+        out.push_str(f);
+    }
+    if !options.keep_case {
+        out[rest..].make_ascii_lowercase();
+    }
+}
+
+/// Writes a host label, with the characters that delimit the SURT host part (`,` `(` `)`,
+/// sub-delims a `reg-name` may hold) percent-encoded so the result stays unambiguous.
+fn push_label(label: &str, out: &mut String) {
+    if !label.contains([',', '(', ')']) {
+        out.push_str(label);
+        return;
+    }
+    for c in label.chars() {
+        match c {
+            ',' => out.push_str("%2C"),
+            '(' => out.push_str("%28"),
+            ')' => out.push_str("%29"),
+            _ => out.push(c),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn basic_forms() {
+        assert_eq!(surt("http://example.com/", false), "com,example)/");
+        assert_eq!(surt("http://example.com/", true), "http://(com,example)/");
+        assert_eq!(surt("http://[::1]:8080/a", false), "[::1]:8080)/a");
+        assert_eq!(surt("http://1.2.3.4/", false), "1.2.3.4)/");
+        assert_eq!(surt("http://u:p@example.com/", false), "com,example)/");
+        assert_eq!(surt("http://example.com./", false), ",com,example)/");
+        assert_eq!(surt("file:///etc/x", true), "file://()/etc/x");
+        assert_eq!(surt("mailto:A@B.com", true), "mailto:a@b.com");
+        assert_eq!(surt("//example.com/a", true), "//(com,example)/a");
+        let mut out = String::new();
+        write_surt_with(
+            "http://example.com:81/A",
+            SurtOptions {
+                include_scheme: true,
+                trailing_comma: true,
+                keep_case: true,
+            },
+            &mut out,
+        );
+        assert_eq!(out, "http://(com,example,:81)/A");
+    }
+}

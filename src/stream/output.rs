@@ -1,0 +1,367 @@
+//! Output records: key, tsv and jsonl lines; statistics; diagnostics (SPEC §6).
+//!
+//! Everything here writes into a caller's `Vec<u8>` or `dyn Write`, so the engine's workers
+//! can format a whole chunk of records into one reused buffer without allocating per line.
+//!
+//! The three record forms, one line each:
+//!
+//! - [`OutputMode::Key`]: the key. An invalid record gives an empty line, so that output
+//!   line N belongs to input line N.
+//! - [`OutputMode::Tsv`]: `input<TAB>key<TAB>error`. In the input and key fields a
+//!   backslash is written `\\`, a tab `\t` and a carriage return `\r`; no other byte is
+//!   changed (octets that are not UTF-8 are copied as they are). The key field is empty for an
+//!   invalid record; the error field is empty for a valid one and otherwise reads
+//!   `kind:column: message`.
+//! - [`OutputMode::Jsonl`]: one JSON object,
+//!   `{"line":N,"input":"…","key":"…","error":null}` or
+//!   `{"line":N,"input":"…","key":null,"error":{"kind":"…","column":N,"message":"…"}}`.
+//!   Strings are escaped as JSON requires (`"`, `\` and the controls U+0000–U+001F; the
+//!   controls without a short escape are written `\u00xx`). JSON strings must be Unicode, so
+//!   in the `input` field every octet that is not part of valid UTF-8 is written as `%XX`
+//!   (uppercase hex), never as U+FFFD: the original bytes stay recoverable, at the price that
+//!   a literal `%XX` already in the input reads the same. `line` counts from 1 within each
+//!   input.
+//!
+//! For a record that is too long, the input field holds only its first 256 bytes (the
+//! engine never holds such a line whole).
+
+use std::io::{self, Write};
+use std::time::Duration;
+
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::repair::{RepairKind, Repairs};
+
+/// The form of each output line (`--output`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OutputMode {
+    /// The key alone; an empty line for an invalid record.
+    #[default]
+    Key,
+    /// `input<TAB>key<TAB>error`, with tabs, carriage returns and backslashes escaped.
+    Tsv,
+    /// One JSON object per record: `line`, `input`, `key`, `error`.
+    Jsonl,
+}
+
+/// Counts gathered over a run, returned by [`crate::stream::Engine::run`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stats {
+    /// Records read (every line, valid or not, written or not).
+    pub records: u64,
+    /// Invalid records, all kinds together.
+    pub invalid: u64,
+    /// Invalid records by kind, indexed by [`ErrorKind::index`]; see [`Stats::invalid_of`].
+    pub invalid_by_kind: [u64; ErrorKind::ALL.len()],
+    /// Repairs made by the lenient preparation of records (`crate::iri::repair`).
+    pub repairs: Repairs,
+    /// Warnings about valid records (hosts that failed IDNA, ...), all kinds together.
+    pub warnings: u64,
+    /// Valid records whose key differs from the input line (after the line terminator, and
+    /// a byte order mark at the start of the input, were removed).
+    pub changed: u64,
+    /// Distinct keys among the valid records, when they were counted (with `unique` or
+    /// `stats`; counted through 128-bit fingerprints, see
+    /// [`crate::stream::EngineOptions::unique`]).
+    pub unique: Option<u64>,
+    /// Bytes read, after decompression.
+    pub input_bytes: u64,
+    /// Wall-clock time of the run.
+    pub elapsed: Duration,
+}
+
+impl Stats {
+    /// The number of invalid records of `kind`.
+    pub fn invalid_of(&self, kind: ErrorKind) -> u64 {
+        self.invalid_by_kind[kind.index()]
+    }
+
+    /// Adds the record counts of `other` (records, invalid, repairs, changed) to these.
+    pub(crate) fn merge_counts(&mut self, other: &Stats) {
+        self.records += other.records;
+        self.invalid += other.invalid;
+        for (a, b) in self.invalid_by_kind.iter_mut().zip(other.invalid_by_kind) {
+            *a += b;
+        }
+        self.repairs.merge(&other.repairs);
+        self.warnings += other.warnings;
+        self.changed += other.changed;
+    }
+
+    /// Counts one invalid record.
+    pub(crate) fn count_invalid(&mut self, kind: ErrorKind) {
+        self.invalid += 1;
+        self.invalid_by_kind[kind.index()] += 1;
+    }
+
+    /// Writes a human-readable summary: records, invalid records by kind, repairs by kind,
+    /// changed records, unique keys, bytes read, time and throughput (decimal megabytes per
+    /// second). Kinds with a zero count are left out.
+    pub fn write_report(&self, w: &mut dyn Write) -> io::Result<()> {
+        writeln!(w, "records      {}", self.records)?;
+        writeln!(w, "invalid      {}", self.invalid)?;
+        for kind in ErrorKind::ALL {
+            let n = self.invalid_of(kind);
+            if n > 0 {
+                writeln!(w, "  {:<18} {n}", kind.name())?;
+            }
+        }
+        writeln!(w, "repairs      {}", self.repairs.total())?;
+        for kind in RepairKind::ALL {
+            let n = self.repairs.get(kind);
+            if n > 0 {
+                writeln!(w, "  {:<18} {n}", kind.name())?;
+            }
+        }
+        writeln!(w, "warnings     {}", self.warnings)?;
+        writeln!(w, "changed      {}", self.changed)?;
+        if let Some(unique) = self.unique {
+            writeln!(w, "unique       {unique}")?;
+        }
+        writeln!(w, "bytes        {}", self.input_bytes)?;
+        let secs = self.elapsed.as_secs_f64();
+        writeln!(w, "elapsed      {secs:.3} s")?;
+        if secs > 0.0 {
+            let mb_per_s = self.input_bytes as f64 / 1e6 / secs;
+            writeln!(w, "throughput   {mb_per_s:.1} MB/s")?;
+        }
+        Ok(())
+    }
+}
+
+/// Appends one output line for a record to `out`.
+///
+/// `line` is the record's 1-based line number in its input, `input` the record as read
+/// (without its line terminator) and `result` its key or the reason it is invalid.
+pub(crate) fn write_record(
+    out: &mut Vec<u8>,
+    mode: OutputMode,
+    line: u64,
+    input: &[u8],
+    result: Result<&str, &Error>,
+) {
+    match mode {
+        OutputMode::Key => {
+            if let Ok(key) = result {
+                out.extend_from_slice(key.as_bytes());
+            }
+            out.push(b'\n');
+        }
+        OutputMode::Tsv => {
+            push_tsv_field(out, input);
+            out.push(b'\t');
+            if let Ok(key) = result {
+                push_tsv_field(out, key.as_bytes());
+            }
+            out.push(b'\t');
+            if let Err(error) = result {
+                out.extend_from_slice(error.kind.name().as_bytes());
+                out.push(b':');
+                push_decimal(out, error.column as u64);
+                out.extend_from_slice(b": ");
+                push_tsv_field(out, error.message.as_bytes());
+            }
+            out.push(b'\n');
+        }
+        OutputMode::Jsonl => {
+            out.extend_from_slice(b"{\"line\":");
+            push_decimal(out, line);
+            out.extend_from_slice(b",\"input\":\"");
+            push_json_bytes(out, input);
+            out.extend_from_slice(b"\",\"key\":");
+            match result {
+                Ok(key) => {
+                    out.push(b'"');
+                    push_json_str(out, key);
+                    out.extend_from_slice(b"\",\"error\":null}\n");
+                }
+                Err(error) => {
+                    out.extend_from_slice(b"null,\"error\":{\"kind\":\"");
+                    out.extend_from_slice(error.kind.name().as_bytes());
+                    out.extend_from_slice(b"\",\"column\":");
+                    push_decimal(out, error.column as u64);
+                    out.extend_from_slice(b",\"message\":\"");
+                    push_json_str(out, error.message);
+                    out.extend_from_slice(b"\"}}\n");
+                }
+            }
+        }
+    }
+}
+
+/// Writes one diagnostic line, `irinorm: NAME:LINE:COL: kind: message` (COL is 0 when the
+/// error concerns the whole record).
+pub(crate) fn write_diagnostic(
+    w: &mut dyn Write,
+    name: &str,
+    line: u64,
+    error: &Error,
+) -> io::Result<()> {
+    writeln!(
+        w,
+        "irinorm: {name}:{line}:{}: {}: {}",
+        error.column,
+        error.kind.name(),
+        error.message
+    )
+}
+
+/// Appends `n` in decimal without going through the formatting machinery.
+fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// Appends a tsv field: `\` → `\\`, TAB → `\t`, CR → `\r`, everything else as it is.
+fn push_tsv_field(out: &mut Vec<u8>, field: &[u8]) {
+    let mut copied = 0;
+    for i in memchr::memchr3_iter(b'\\', b'\t', b'\r', field) {
+        out.extend_from_slice(&field[copied..i]);
+        out.extend_from_slice(match field[i] {
+            b'\\' => b"\\\\",
+            b'\t' => b"\\t",
+            _ => b"\\r",
+        });
+        copied = i + 1;
+    }
+    out.extend_from_slice(&field[copied..]);
+}
+
+/// Appends the body of a JSON string (without quotes) holding `s`.
+fn push_json_str(out: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    let mut copied = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0C => b"\\f",
+            0x00..=0x1F => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[copied..i]);
+        if short.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX_LOWER[usize::from(b >> 4)]);
+            out.push(HEX_LOWER[usize::from(b & 15)]);
+        } else {
+            out.extend_from_slice(short);
+        }
+        copied = i + 1;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+}
+
+/// Appends the body of a JSON string holding the bytes `raw`: valid UTF-8 is escaped as by
+/// [`push_json_str`], every other octet is written `%XX`.
+fn push_json_bytes(out: &mut Vec<u8>, raw: &[u8]) {
+    for piece in raw.utf8_chunks() {
+        push_json_str(out, piece.valid());
+        for &b in piece.invalid() {
+            out.push(b'%');
+            out.push(HEX_UPPER[usize::from(b >> 4)]);
+            out.push(HEX_UPPER[usize::from(b & 15)]);
+        }
+    }
+}
+
+const HEX_LOWER: &[u8; 16] = b"0123456789abcdef";
+const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(mode: OutputMode, input: &[u8], result: Result<&str, &Error>) -> String {
+        let mut out = Vec::new();
+        write_record(&mut out, mode, 7, input, result);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn key_lines_keep_line_numbers_aligned() {
+        let err = Error::new(ErrorKind::Syntax, 3, "bad");
+        assert_eq!(record(OutputMode::Key, b"a", Ok("A")), "A\n");
+        assert_eq!(record(OutputMode::Key, b"a", Err(&err)), "\n");
+    }
+
+    #[test]
+    fn tsv_escapes_tabs_returns_and_backslashes() {
+        let err = Error::new(ErrorKind::Control, 2, "control character");
+        assert_eq!(
+            record(OutputMode::Tsv, b"a\tb\\c\rd", Ok("k")),
+            "a\\tb\\\\c\\rd\tk\t\n"
+        );
+        assert_eq!(
+            record(OutputMode::Tsv, b"a\tb", Err(&err)),
+            "a\\tb\t\tcontrol:2: control character\n"
+        );
+    }
+
+    #[test]
+    fn jsonl_escapes_strings_and_keeps_stray_octets_as_percent() {
+        let err = Error::new(ErrorKind::TooLong, 0, "line too long");
+        assert_eq!(
+            record(OutputMode::Jsonl, b"\"a\\\x01\n\xFF\xC3\xA9", Ok("k\u{1f}")),
+            concat!(
+                r#"{"line":7,"input":"\"a\\\u0001\n%FF"#,
+                "\u{e9}",
+                r#"","key":"k\u001f","error":null}"#,
+                "\n"
+            )
+        );
+        assert_eq!(
+            record(OutputMode::Jsonl, b"x", Err(&err)),
+            concat!(
+                r#"{"line":7,"input":"x","key":null,"#,
+                r#""error":{"kind":"too-long","column":0,"message":"line too long"}}"#,
+                "\n"
+            )
+        );
+    }
+
+    #[test]
+    fn decimals() {
+        for n in [0u64, 9, 10, 12345, u64::MAX] {
+            let mut out = Vec::new();
+            push_decimal(&mut out, n);
+            assert_eq!(out, n.to_string().as_bytes());
+        }
+    }
+
+    #[test]
+    fn diagnostics_and_reports() {
+        let mut out = Vec::new();
+        let err = Error::new(ErrorKind::Syntax, 4, "bad scheme");
+        write_diagnostic(&mut out, "f.txt", 12, &err).unwrap();
+        assert_eq!(out, b"irinorm: f.txt:12:4: syntax: bad scheme\n");
+
+        let mut stats = Stats {
+            records: 3,
+            changed: 1,
+            ..Stats::default()
+        };
+        stats.count_invalid(ErrorKind::Empty);
+        stats.repairs.add(RepairKind::Trim);
+        let mut report = Vec::new();
+        stats.write_report(&mut report).unwrap();
+        let report = String::from_utf8(report).unwrap();
+        assert!(report.contains("records      3\n"), "{report}");
+        assert!(report.contains("  empty"), "{report}");
+        assert!(report.contains("  trim"), "{report}");
+        assert!(!report.contains("syntax"), "{report}");
+    }
+}

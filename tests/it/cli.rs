@@ -1,0 +1,391 @@
+//! The command line end to end: the built `irinorm` binary driven the way users pipe data
+//! through it (SPEC §6): output modes, exit codes, bad-input classes, compressed inputs, a
+//! closed stdout, and agreement with the library on the conformance inputs.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_irinorm"))
+}
+
+/// Runs `irinorm ARGS` with `stdin` as standard input.
+fn run(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn irinorm");
+    let mut input = child.stdin.take().unwrap();
+    let data = stdin.to_vec();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(&data);
+    });
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap();
+    out
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("irinorm-cli-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn normalize_writes_one_line_per_record_in_order() {
+    let input =
+        "HTTP://Example.COM:80/a/./b/../%7Ec\n\nhttp://a/b c\nnot a:valid\nhttp://Bücher.example\n";
+    let o = run(&["normalize"], input.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "http://example.com/a/~c\n\nhttp://a/b%20c\n\nhttp://xn--bcher-kva.example/\n"
+    );
+    let err = stderr(&o);
+    assert!(err.contains("<stdin>:2:0: empty:"), "{err}");
+    assert!(err.contains("<stdin>:4:4: syntax:"), "{err}");
+}
+
+#[test]
+fn strict_turns_repairs_into_errors() {
+    let o = run(
+        &["normalize", "--strict", "--output", "tsv"],
+        b" http://a/\nhttp://a/%zz\n",
+    );
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let lines: Vec<_> = out.lines().collect();
+    assert_eq!(lines.len(), 2);
+    assert!(
+        lines[0].ends_with("\tsyntax:1: character not allowed in a URI or IRI"),
+        "{}",
+        lines[0]
+    );
+    assert!(
+        lines[1].starts_with("http://a/%zz\t\tbad-percent:10:"),
+        "{}",
+        lines[1]
+    );
+}
+
+#[test]
+fn jsonl_carries_input_key_and_error() {
+    let o = run(&["normalize", "--output", "jsonl"], b"HTTP://a\n\x01\n");
+    assert!(o.status.success());
+    let rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 2);
+    assert_eq!(rows[0]["line"], 1);
+    assert_eq!(rows[0]["input"], "HTTP://a");
+    assert_eq!(rows[0]["key"], "http://a/");
+    assert!(rows[0]["error"].is_null());
+    assert!(rows[1]["key"].is_null());
+    assert_eq!(rows[1]["error"]["kind"], "control");
+    assert_eq!(rows[1]["error"]["column"], 1);
+}
+
+#[test]
+fn forms_levels_and_profiles() {
+    let o = run(
+        &["normalize", "--form", "iri"],
+        b"http://xn--bcher-kva.example/%C3%A9\n",
+    );
+    assert_eq!(stdout(&o), "http://bücher.example/é\n");
+    let o = run(&["normalize", "--level", "syntax"], b"HTTP://A:80\n");
+    assert_eq!(stdout(&o), "http://a:80\n");
+    let o = run(&["normalize", "--level", "string"], b"HTTP://A:80\n");
+    assert_eq!(stdout(&o), "HTTP://A:80\n");
+    let o = run(
+        &["normalize", "--profile", "crawler"],
+        b"http://a/?utm_source=x&b=1#top\n",
+    );
+    assert_eq!(stdout(&o), "http://a/?b=1\n");
+    let o = run(
+        &["normalize", "--form", "surt"],
+        b"http://www.Example.com:8080/a?b\n",
+    );
+    assert_eq!(stdout(&o), "com,example,www:8080)/a?b\n");
+    let o = run(&["normalize", "--base", "http://a/b/c/d;p?q"], b"../g\n");
+    assert_eq!(stdout(&o), "http://a/b/g\n");
+    let o = run(&["normalize", "--absolute"], b"/a\n");
+    assert_eq!(stdout(&o), "\n");
+    assert!(stderr(&o).contains("relative"));
+}
+
+#[test]
+fn explain_lists_the_steps() {
+    let o = run(&["normalize", "--explain"], b"HTTP://a:80/./b\n");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("default-port"), "{out}");
+    assert!(out.contains("dot-segments"), "{out}");
+    assert!(out.trim_end().ends_with("= http://a/b"), "{out}");
+}
+
+#[test]
+fn conversions_and_resolution() {
+    let o = run(&["to-uri"], "http://résumé.example.org/é\n".as_bytes());
+    assert_eq!(stdout(&o), "http://r%C3%A9sum%C3%A9.example.org/%C3%A9\n");
+    let o = run(
+        &["to-uri", "--ascii-host"],
+        "http://résumé.example.org/é\n".as_bytes(),
+    );
+    assert_eq!(stdout(&o), "http://xn--rsum-bpad.example.org/%C3%A9\n");
+    let o = run(&["to-iri"], b"http://example.org/D%C3%BCrst/%C0%AF\n");
+    assert_eq!(stdout(&o), "http://example.org/Dürst/%C0%AF\n");
+    let o = run(
+        &["resolve", "--base", "http://a/b/c/d;p?q"],
+        b"g;x?y#s\nhttp:g\n",
+    );
+    assert_eq!(stdout(&o), "http://a/b/c/g;x?y#s\nhttp:g\n");
+    let o = run(
+        &["resolve", "--base", "http://a/b/c/d;p?q", "--non-strict"],
+        b"http:g\n",
+    );
+    assert_eq!(stdout(&o), "http://a/b/c/g\n");
+    let o = run(&["resolve", "--base", "/relative"], b"g\n");
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn check_exit_status_and_grammar() {
+    let o = run(&["check"], b"http://a/\n/relative\n");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o), "http://a/\n/relative\n");
+    let o = run(
+        &["check", "--grammar", "absolute-uri"],
+        b"http://a/\n/relative\nhttp://a/#f\n",
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "http://a/\n\n\n");
+    // A validator reports records as written: no repairs.
+    let o = run(&["check"], b"http://a/b c\n");
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn compare_prints_the_lowest_rung() {
+    let cmp = |a: &str, b: &str| {
+        let o = bin().args(["compare", a, b]).output().unwrap();
+        (stdout(&o).trim().to_owned(), o.status.code())
+    };
+    assert_eq!(cmp("http://a/", "http://a/"), ("string".into(), Some(0)));
+    assert_eq!(cmp("HTTP://a/", "http://a/"), ("syntax".into(), Some(0)));
+    assert_eq!(cmp("http://a", "http://a:80/"), ("scheme".into(), Some(0)));
+    assert_eq!(
+        cmp("http://a/x", "http://a/y"),
+        ("different".into(), Some(1))
+    );
+    assert_eq!(
+        cmp("http://a/%2F", "http://a//"),
+        ("different".into(), Some(1))
+    );
+    assert_eq!(cmp("http://[", "http://a/").1, Some(2));
+}
+
+#[test]
+fn on_error_modes() {
+    let input = b"http://a/1\n\x00\nhttp://a/3\n";
+    let o = run(&["normalize", "--on-error", "skip"], input);
+    assert_eq!(stdout(&o), "http://a/1\nhttp://a/3\n");
+    let o = run(
+        &["normalize", "--on-error", "fail", "--threads", "2"],
+        input,
+    );
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stdout(&o), "http://a/1\n");
+    assert!(stderr(&o).contains(":2:1: control:"), "{}", stderr(&o));
+}
+
+#[test]
+fn usage_and_io_errors_exit_2() {
+    assert_eq!(
+        run(&["normalize", "--no-such-flag"], b"").status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["normalize", "/no/such/file"], b"").status.code(),
+        Some(2)
+    );
+    assert_eq!(
+        run(&["normalize", "--level", "protocol"], b"")
+            .status
+            .code(),
+        Some(2)
+    );
+    let o = run(&["normalize", "--profile", "nope"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("crawler"), "{}", stderr(&o));
+    let dir = temp_dir("rules");
+    let rules = dir.join("bad.toml");
+    std::fs::write(&rules, "version = 1\n\n[[rule]]\nkind = \"no-such-rule\"\n").unwrap();
+    let o = run(&["normalize", "--rules", rules.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("bad.toml:4:"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_input_classes_end_to_end() {
+    // Invalid UTF-8 in the middle of a chunk, NUL, CRLF, a BOM, no final LF.
+    let mut input = b"\xEF\xBB\xBFhttp://a/1\r\n".to_vec();
+    input.extend_from_slice(b"http://a/\xFF\n");
+    input.extend_from_slice(b"http://a/\x00\n");
+    input.extend_from_slice(b"http://a/4");
+    let o = run(&["normalize", "--chunk-size", "16"], &input);
+    assert_eq!(stdout(&o), "http://a/1\nhttp://a/%FF\n\nhttp://a/4\n");
+    let o = run(&["normalize", "--strict"], &input);
+    assert_eq!(stdout(&o), "http://a/1\n\n\nhttp://a/4\n");
+    assert!(stderr(&o).contains(":2:10: utf8:"), "{}", stderr(&o));
+    // An empty input gives no output.
+    let o = run(&["normalize"], b"");
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "");
+    // A 5 MiB line is one too-long record; its neighbours are fine.
+    let mut big = b"http://a/1\nhttp://a/".to_vec();
+    big.extend(std::iter::repeat_n(b'x', 5 << 20));
+    big.extend_from_slice(b"\nhttp://a/3\n");
+    let o = run(&["normalize"], &big);
+    assert_eq!(stdout(&o), "http://a/1\n\nhttp://a/3\n");
+    assert!(stderr(&o).contains(":2:0: too-long:"), "{}", stderr(&o));
+}
+
+fn write_gzip(path: &Path, data: &[u8]) {
+    let f = std::fs::File::create(path).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(f, flate2::Compression::fast());
+    gz.write_all(data).unwrap();
+    gz.finish().unwrap();
+}
+
+#[test]
+fn compressed_inputs_and_a_truncated_gzip() {
+    let dir = temp_dir("gz");
+    let lines: String = (0..20000).map(|i| format!("HTTP://A/{i}\n")).collect();
+    let gz = dir.join("in.gz");
+    write_gzip(&gz, lines.as_bytes());
+    let zst = dir.join("in.zst");
+    std::fs::write(&zst, zstd::encode_all(lines.as_bytes(), 1).unwrap()).unwrap();
+    for f in [&gz, &zst] {
+        let o = run(&["normalize", f.to_str().unwrap()], b"");
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert_eq!(stdout(&o).lines().count(), 20000);
+        assert_eq!(stdout(&o).lines().last(), Some("http://a/19999"));
+    }
+    // Several files are one stream, in order.
+    let o = run(&["normalize", gz.to_str().unwrap(), "-"], b"http://b\n");
+    assert_eq!(stdout(&o).lines().count(), 20001);
+    assert_eq!(stdout(&o).lines().last(), Some("http://b/"));
+    // A truncated gzip: what was read is written, then a clear error and exit 2.
+    let bytes = std::fs::read(&gz).unwrap();
+    let cut = dir.join("cut.gz");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    let o = run(
+        &["normalize", "--chunk-size", "4096", cut.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let out = stdout(&o);
+    assert!(out.lines().count() > 100, "wrote what was read");
+    assert!(out.starts_with("http://a/0\nhttp://a/1\n"));
+    assert!(stderr(&o).contains("cut.gz"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_closed_stdout_ends_the_run_quietly() {
+    let dir = temp_dir("head");
+    let big = dir.join("big.txt");
+    let mut f = std::fs::File::create(&big).unwrap();
+    for i in 0..400_000 {
+        writeln!(f, "http://example.com/{i}").unwrap();
+    }
+    drop(f);
+    let mut child = bin()
+        .args(["normalize", big.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 20];
+    out.read_exact(&mut first).unwrap();
+    drop(out); // like `| head -1`
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "status {status:?}, stderr {err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.is_empty(), "{err}");
+}
+
+#[test]
+fn unique_and_stats() {
+    let o = run(
+        &["normalize", "--unique", "--stats"],
+        b"http://a\nHTTP://A/\nhttp://b\n\nhttp://a:80\n",
+    );
+    assert_eq!(stdout(&o), "http://a/\nhttp://b/\n\n");
+    let err = stderr(&o);
+    assert!(err.contains("records"), "{err}");
+    assert!(err.contains("unique"), "{err}");
+}
+
+/// The CLI gives the library's answers on the conformance inputs (when ../shared is here).
+#[test]
+fn cli_agrees_with_the_library_on_conformance_inputs() {
+    let Some(text) = crate::common::shared_cases() else {
+        crate::common::skipped("cli::cli_agrees_with_the_library", "../shared is absent");
+        return;
+    };
+    let mut to_iri = Vec::new();
+    let mut to_uri = Vec::new();
+    for line in text.lines() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let input = case["input"].as_str().unwrap().to_owned();
+        if input.contains(['\n', '\r']) {
+            continue;
+        }
+        match case["op"].as_str().unwrap() {
+            "uri-to-iri" => to_iri.push(input),
+            "iri-to-uri" => to_uri.push(input),
+            _ => {}
+        }
+    }
+    for (args, inputs, f) in [
+        (
+            &["to-iri", "--strict"][..],
+            &to_iri,
+            (|s: &str| irinorm::to_iri(s).map(|c| c.into_owned())) as fn(&str) -> _,
+        ),
+        (&["to-uri", "--strict"][..], &to_uri, |s: &str| {
+            irinorm::to_uri(s, irinorm::HostMapping::PercentEncode).map(|c| c.into_owned())
+        }),
+    ] {
+        let joined: String = inputs.iter().map(|s| format!("{s}\n")).collect();
+        let o = run(args, joined.as_bytes());
+        let out = stdout(&o);
+        let got: Vec<&str> = out.lines().collect();
+        assert_eq!(got.len(), inputs.len());
+        for (input, line) in inputs.iter().zip(got) {
+            let want = f(input).unwrap_or_default();
+            assert_eq!(line, want, "{args:?} {input:?}");
+        }
+    }
+}

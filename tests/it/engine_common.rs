@@ -1,0 +1,392 @@
+//! Shared pieces of the engine tests: a test operation, and a reference implementation of
+//! the record rules and output forms, written independently of the engine and as plainly as
+//! possible (split the bytes on LF, one record at a time, `format!`, `serde_json` for JSON
+//! strings, a `HashSet<String>` for `unique`), so that the tests compare two implementations.
+
+#![allow(dead_code)]
+
+use std::collections::HashSet;
+
+use irinorm::iri::repair::{self, Repairs};
+use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
+use irinorm::{Error, ErrorKind};
+
+/// The test operation: uppercases ASCII letters; rejects a record holding `x` (a syntax
+/// error at the x's column) or a NUL (a control error at its column). So records get
+/// repaired, changed and rejected, with columns to map back.
+pub fn upper(record: &str, out: &mut String) -> Result<(), Error> {
+    for (i, c) in record.chars().enumerate() {
+        if c == 'x' {
+            return Err(Error::new(ErrorKind::Syntax, i + 1, "no x allowed"));
+        }
+        if c == '\0' {
+            return Err(Error::new(ErrorKind::Control, i + 1, "no NUL allowed"));
+        }
+    }
+    out.extend(record.chars().map(|c| c.to_ascii_uppercase()));
+    Ok(())
+}
+
+/// What the reference computes for a run.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Expected {
+    pub output: Vec<u8>,
+    pub diagnostics: Vec<u8>,
+    pub records: u64,
+    pub invalid: u64,
+    pub invalid_by_kind: Vec<(ErrorKind, u64)>,
+    pub repairs: Repairs,
+    pub changed: u64,
+    pub unique: u64,
+    /// With `OnError::Fail`: the first invalid record (input name, line, error).
+    pub failure: Option<(String, u64, Error)>,
+}
+
+/// Runs the reference over named inputs, as one stream.
+pub fn reference(options: &EngineOptions, inputs: &[(&str, &[u8])]) -> Expected {
+    let mut e = Expected::default();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut kinds: Vec<(ErrorKind, u64)> = ErrorKind::ALL.iter().map(|&k| (k, 0)).collect();
+    let mut shown = 0;
+    'inputs: for (name, bytes) in inputs {
+        let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        // A final LF ends the last line; it does not start another.
+        if lines.last() == Some(&&b""[..]) {
+            lines.pop();
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let number = i as u64 + 1;
+            let record = line.strip_suffix(b"\r").unwrap_or(line);
+            e.records += 1;
+            let result = one_record(options, record, &mut e.repairs);
+            match result {
+                Ok(key) => {
+                    if key.as_bytes() != record {
+                        e.changed += 1;
+                    }
+                    let first = seen.insert(key.clone());
+                    if first || !options.unique {
+                        e.output
+                            .extend(format_record(options.output, number, record, Ok(&key)));
+                    }
+                }
+                Err(error) => {
+                    e.invalid += 1;
+                    kinds.iter_mut().find(|(k, _)| *k == error.kind).unwrap().1 += 1;
+                    match options.on_error {
+                        OnError::Fail => {
+                            e.failure = Some((name.to_string(), number, error));
+                            break 'inputs;
+                        }
+                        OnError::Mark => {
+                            let input = if error.kind == ErrorKind::TooLong {
+                                &record[..record.len().min(256)]
+                            } else {
+                                record
+                            };
+                            e.output.extend(format_record(
+                                options.output,
+                                number,
+                                input,
+                                Err(&error),
+                            ));
+                        }
+                        OnError::Skip => {}
+                    }
+                    if shown < options.max_diagnostics {
+                        shown += 1;
+                        e.diagnostics.extend(
+                            format!(
+                                "irinorm: {name}:{number}:{}: {}: {}\n",
+                                error.column,
+                                error.kind.name(),
+                                error.message
+                            )
+                            .into_bytes(),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    if e.failure.is_none() && options.max_diagnostics > 0 && e.invalid > shown as u64 {
+        e.diagnostics.extend(
+            format!(
+                "irinorm: {} more invalid records not shown\n",
+                e.invalid - shown as u64
+            )
+            .into_bytes(),
+        );
+    }
+    e.unique = seen.len() as u64;
+    e.invalid_by_kind = kinds.into_iter().filter(|(_, n)| *n > 0).collect();
+    e
+}
+
+/// The key of one record, or why it is invalid.
+fn one_record(
+    options: &EngineOptions,
+    record: &[u8],
+    repairs: &mut Repairs,
+) -> Result<String, Error> {
+    if record.len() > options.max_line_bytes {
+        return Err(Error::new(
+            ErrorKind::TooLong,
+            0,
+            "line longer than --max-line-bytes",
+        ));
+    }
+    let mut scratch = String::new();
+    let prepared = repair::prepare(record, options.repair(), &mut scratch, repairs)?;
+    let mut key = String::new();
+    match upper(prepared, &mut key) {
+        Ok(()) => Ok(key),
+        Err(mut error) => {
+            if !options.strict {
+                error.column = repair::original_column(record, error.column);
+            }
+            Err(error)
+        }
+    }
+}
+
+/// One output line, formatted the plain way.
+fn format_record(
+    mode: OutputMode,
+    line: u64,
+    input: &[u8],
+    result: Result<&str, &Error>,
+) -> Vec<u8> {
+    match mode {
+        OutputMode::Key => format!("{}\n", result.unwrap_or("")).into_bytes(),
+        OutputMode::Tsv => {
+            let mut out = tsv_escape(input);
+            out.push(b'\t');
+            if let Ok(key) = result {
+                out.extend(tsv_escape(key.as_bytes()));
+            }
+            out.push(b'\t');
+            if let Err(error) = result {
+                out.extend(
+                    format!("{}:{}: {}", error.kind.name(), error.column, error.message).bytes(),
+                );
+            }
+            out.push(b'\n');
+            out
+        }
+        OutputMode::Jsonl => {
+            let input = json_string(&percent_invalid(input));
+            let (key, error) = match result {
+                Ok(key) => (json_string(key), "null".to_string()),
+                Err(error) => (
+                    "null".to_string(),
+                    format!(
+                        "{{\"kind\":{},\"column\":{},\"message\":{}}}",
+                        json_string(error.kind.name()),
+                        error.column,
+                        json_string(error.message)
+                    ),
+                ),
+            };
+            format!("{{\"line\":{line},\"input\":{input},\"key\":{key},\"error\":{error}}}\n")
+                .into_bytes()
+        }
+    }
+}
+
+fn tsv_escape(field: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for &b in field {
+        match b {
+            b'\\' => out.extend(b"\\\\"),
+            b'\t' => out.extend(b"\\t"),
+            b'\r' => out.extend(b"\\r"),
+            _ => out.push(b),
+        }
+    }
+    out
+}
+
+/// The bytes as text, with each octet that is not part of valid UTF-8 written `%XX`.
+fn percent_invalid(bytes: &[u8]) -> String {
+    let mut s = String::new();
+    let mut rest = bytes;
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                s.push_str(valid);
+                return s;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                s.push_str(std::str::from_utf8(valid).unwrap());
+                let bad = e.error_len().unwrap_or(after.len());
+                for b in &after[..bad] {
+                    s.push_str(&format!("%{b:02X}"));
+                }
+                rest = &after[bad..];
+            }
+        }
+    }
+}
+
+fn json_string(s: &str) -> String {
+    serde_json::to_string(s).unwrap()
+}
+
+/// The outcome of one engine run.
+pub struct Actual {
+    pub output: Vec<u8>,
+    pub diagnostics: Vec<u8>,
+    pub result: Result<Stats, RunError>,
+}
+
+/// Runs the engine over named in-memory inputs.
+pub fn run_engine(options: &EngineOptions, inputs: &[(&str, &[u8])]) -> Actual {
+    run_engine_chopped(options, inputs, &[])
+}
+
+/// Runs the engine over named in-memory inputs whose reads return at most `chop[i]` bytes
+/// (cycling through `chop`; empty means reads as large as asked for).
+pub fn run_engine_chopped(
+    options: &EngineOptions,
+    inputs: &[(&str, &[u8])],
+    chop: &[usize],
+) -> Actual {
+    let inputs = inputs
+        .iter()
+        .map(|(name, bytes)| {
+            let reader = Chopped {
+                data: bytes.to_vec(),
+                offset: 0,
+                sizes: chop.to_vec(),
+                turn: 0,
+            };
+            irinorm::stream::input::Input::from_reader(*name, reader)
+        })
+        .collect();
+    let mut output = Vec::new();
+    let mut diagnostics = Vec::new();
+    let op = upper;
+    let result =
+        Engine::new(&op, options.clone()).run_inputs(inputs, &mut output, &mut diagnostics);
+    Actual {
+        output,
+        diagnostics,
+        result,
+    }
+}
+
+/// A reader that returns short reads of the given sizes in turn.
+struct Chopped {
+    data: Vec<u8>,
+    offset: usize,
+    sizes: Vec<usize>,
+    turn: usize,
+}
+
+impl std::io::Read for Chopped {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let mut n = buf.len().min(self.data.len() - self.offset);
+        if !self.sizes.is_empty() {
+            n = n.min(self.sizes[self.turn % self.sizes.len()].max(1));
+            self.turn += 1;
+        }
+        buf[..n].copy_from_slice(&self.data[self.offset..self.offset + n]);
+        self.offset += n;
+        Ok(n)
+    }
+}
+
+/// Checks an engine run against the reference, with a label for failure messages.
+pub fn assert_same(options: &EngineOptions, inputs: &[(&str, &[u8])], label: &str) {
+    let expected = reference(options, inputs);
+    check(options, inputs, &[], &expected, label);
+}
+
+/// Checks an engine run against an already computed reference result.
+/// Reads return at most `chop[i]` bytes in turn (see [`run_engine_chopped`]).
+pub fn check(
+    options: &EngineOptions,
+    inputs: &[(&str, &[u8])],
+    chop: &[usize],
+    expected: &Expected,
+    label: &str,
+) {
+    let actual = run_engine_chopped(options, inputs, chop);
+    if actual.output != expected.output {
+        let at = actual
+            .output
+            .iter()
+            .zip(&expected.output)
+            .position(|(a, b)| a != b)
+            .unwrap_or(actual.output.len().min(expected.output.len()));
+        let from = at.saturating_sub(80);
+        panic!(
+            "{label}: output differs at byte {at} (lengths {} vs {} expected)\n  \
+             got:      {:?}\n  expected: {:?}",
+            actual.output.len(),
+            expected.output.len(),
+            String::from_utf8_lossy(&actual.output[from..(at + 80).min(actual.output.len())]),
+            String::from_utf8_lossy(&expected.output[from..(at + 80).min(expected.output.len())]),
+        );
+    }
+    assert_eq!(
+        String::from_utf8_lossy(&actual.diagnostics),
+        String::from_utf8_lossy(&expected.diagnostics),
+        "{label}: diagnostics"
+    );
+    match (&actual.result, &expected.failure) {
+        (Ok(stats), None) => {
+            assert_eq!(stats.records, expected.records, "{label}: records");
+            assert_eq!(stats.invalid, expected.invalid, "{label}: invalid");
+            let kinds: Vec<(ErrorKind, u64)> = ErrorKind::ALL
+                .iter()
+                .map(|&k| (k, stats.invalid_of(k)))
+                .filter(|(_, n)| *n > 0)
+                .collect();
+            assert_eq!(kinds, expected.invalid_by_kind, "{label}: invalid by kind");
+            assert_eq!(stats.repairs, expected.repairs, "{label}: repairs");
+            assert_eq!(stats.changed, expected.changed, "{label}: changed");
+            if options.unique || options.stats {
+                assert_eq!(stats.unique, Some(expected.unique), "{label}: unique");
+            }
+            let total: usize = inputs.iter().map(|(_, b)| b.len()).sum();
+            assert_eq!(stats.input_bytes, total as u64, "{label}: input bytes");
+        }
+        (Err(RunError::Invalid { name, line, error }), Some((n, l, e))) => {
+            assert_eq!((name, line, error), (n, l, e), "{label}: failure");
+        }
+        (got, expected) => panic!("{label}: got {got:?}, expected failure {expected:?}"),
+    }
+}
+
+/// Every combination the differential tests cover.
+pub fn option_grid(base: &EngineOptions) -> Vec<EngineOptions> {
+    let mut grid = Vec::new();
+    for threads in [1, 2, 4] {
+        for chunk_size in [1, 7, 64, 4096, 1 << 20, 4 << 20] {
+            for output in [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl] {
+                for on_error in [OnError::Mark, OnError::Skip] {
+                    grid.push(
+                        base.clone()
+                            .with_threads(threads)
+                            .with_chunk_size(chunk_size)
+                            .with_output(output)
+                            .with_on_error(on_error),
+                    );
+                }
+            }
+        }
+    }
+    grid
+}
+
+/// A short description of options for failure messages.
+pub fn describe(o: &EngineOptions) -> String {
+    format!(
+        "threads={} chunk={} output={:?} on_error={:?} strict={} max_line={} unique={}",
+        o.threads, o.chunk_size, o.output, o.on_error, o.strict, o.max_line_bytes, o.unique
+    )
+}
