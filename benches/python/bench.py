@@ -79,19 +79,38 @@ def best_wall(fn, repeat: int) -> float:
     return min(times)
 
 
-def bench_arrow(arr: pa.Array, repeat: int) -> list:
+MODES = [
+    ("scheme, uri (default)", {}, []),
+    ("scheme, iri", dict(form="iri"), ["--form", "iri"]),
+    ("scheme, surt", dict(form="surt"), ["--form", "surt"]),
+    ("crawler profile, uri", dict(profile="crawler"), ["--profile", "crawler"]),
+    ("crawler profile, surt", dict(profile="crawler", form="surt"), ["--profile", "crawler", "--form", "surt"]),
+]
+
+
+def cli_cpu(cli: Path, args: list, path: Path, repeat: int) -> float:
+    """The best CPU time (user + system) of `irinorm normalize --threads 1 ARGS FILE`."""
+    import resource
+    import subprocess
+
+    times = []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([str(cli), "normalize", "--threads", "1", *args, str(path)],
+                       stdout=subprocess.DEVNULL, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(times)
+
+
+def bench_arrow(arr: pa.Array, repeat: int, cli, path: Path) -> list:
     rows = []
-    modes = [
-        ("scheme, uri (default)", {}),
-        ("scheme, iri", dict(form="iri")),
-        ("scheme, surt", dict(form="surt")),
-        ("crawler profile, uri", dict(profile="crawler")),
-    ]
-    for name, options in modes:
+    for name, options, args in MODES:
         n = irinorm.Normalizer(**options)
         n.normalize_arrow(arr.slice(0, 10000))  # warm up
         cpu = best_cpu(lambda: n.normalize_arrow(arr, threads=1), repeat)
-        rows.append((name, len(arr) / cpu / 1e6, cpu))
+        cli_rate = len(arr) / cli_cpu(cli, args, path, repeat) / 1e6 if cli else None
+        rows.append((name, len(arr) / cpu / 1e6, cpu, cli_rate))
     return rows
 
 
@@ -127,12 +146,12 @@ def bench_peers(records: list, rows: int, repeat: int) -> list:
     n = irinorm.Normalizer()
     arr = pa.array(urls, pa.string())
     cpu = best_cpu(lambda: n.normalize_arrow(arr), repeat)
-    out.append(("irinorm `normalize_arrow` (scheme, uri)", cpu / len(urls) * 1e9, sum(k is None for k in n.normalize_arrow(arr).to_pylist())))
+    out.append(("irinorm `normalize_arrow` (scheme, uri)", cpu / len(urls) * 1e9, n.normalize_arrow(arr).null_count))
     out.append(("irinorm `Normalizer.normalize`, one call per row", *per_row(n.normalize, urls, repeat)))
-    crawler = irinorm.Normalizer(profile="crawler")
-    out.append(("irinorm `normalize_arrow` (crawler profile)", best_cpu(lambda: crawler.normalize_arrow(arr), repeat) / len(urls) * 1e9, 0))
-    surt_n = irinorm.Normalizer(profile="crawler", form="surt")
-    out.append(("irinorm `normalize_arrow` (crawler profile, surt)", best_cpu(lambda: surt_n.normalize_arrow(arr), repeat) / len(urls) * 1e9, 0))
+    for name, options in [("crawler profile", dict(profile="crawler")), ("crawler profile, surt", dict(profile="crawler", form="surt"))]:
+        m = irinorm.Normalizer(**options)
+        cpu = best_cpu(lambda: m.normalize_arrow(arr), repeat)
+        out.append((f"irinorm `normalize_arrow` ({name})", cpu / len(urls) * 1e9, m.normalize_arrow(arr).null_count))
     try:
         from w3lib.url import canonicalize_url
 
@@ -172,6 +191,7 @@ def bench_spark(records: list, out_dir: Path, repeat: int, master: str, batch: i
         .config("spark.ui.enabled", "false")
         .config("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch))
         .config("spark.python.worker.reuse", "true")
+        .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
@@ -212,6 +232,9 @@ def main(argv=None):
     p.add_argument("--peer-rows", type=int, default=100000, help="rows the peers run on (they are slow)")
     p.add_argument("--spark-master", default="local[1]")
     p.add_argument("--spark-batch", type=int, default=10000)
+    p.add_argument("--spark-copies", type=int, default=4, help="Spark runs on the rows this many times over")
+    p.add_argument("--cli", type=Path, default=REPO / "target" / "release" / "irinorm",
+                   help="the irinorm CLI to time on the same file (skipped when absent)")
     p.add_argument("--skip", action="append", default=[], choices=["arrow", "threads", "peers", "spark"])
     args = p.parse_args(argv)
 
@@ -225,10 +248,12 @@ def main(argv=None):
         print(f"python {sys.version.split()[0]}, pyarrow {pa.__version__}, irinorm KEY_VERSION {irinorm.KEY_VERSION}")
         print()
         if "arrow" not in args.skip:
-            print("| normalize_arrow, 1 thread | M rows per CPU second | CPU s |")
-            print("|---|---:|---:|")
-            for name, mrows, cpu in bench_arrow(arr, args.repeat):
-                print(f"| {name} | {mrows:.2f} | {cpu:.3f} |")
+            cli = args.cli if args.cli.is_file() else None
+            print("| key mode | `normalize_arrow`, 1 thread: M rows per CPU second | CPU s | CLI `--threads 1`: M rows per CPU second |")
+            print("|---|---:|---:|---:|")
+            for name, mrows, cpu, cli_rate in bench_arrow(arr, args.repeat, cli, path):
+                shown = f"{cli_rate:.2f}" if cli_rate else "(no CLI)"
+                print(f"| {name} | {mrows:.2f} | {cpu:.3f} | {shown} |")
             print()
         if "threads" not in args.skip:
             print("| normalize_arrow, threads | M rows per wall second | wall s |")
@@ -238,7 +263,7 @@ def main(argv=None):
             print()
         if "peers" not in args.skip:
             rows = min(args.peer_rows, len(records))
-            print(f"| per row, first {rows} rows, 1 thread | ns per row (CPU) | exceptions |")
+            print(f"| per row, first {rows} rows, 1 thread | ns per row (CPU) | exceptions (irinorm: null keys) |")
             print("|---|---:|---:|")
             results = bench_peers(records, rows, args.repeat)
             base = results[0][1]
@@ -246,9 +271,10 @@ def main(argv=None):
                 print(f"| {name} | {ns:,.0f} ({ns / base:.1f}x) | {failures} |")
             print()
         if "spark" not in args.skip:
-            r = bench_spark(records, tmp, args.repeat, args.spark_master, args.spark_batch)
+            spark_rows = records * args.spark_copies
+            r = bench_spark(spark_rows, tmp, args.repeat, args.spark_master, args.spark_batch)
             floor = r["times"]["floor: Arrow UDF returning its input"]
-            print(f"| Spark {args.spark_master}, {len(records)} rows, {r['partitions']} partitions, "
+            print(f"| Spark {args.spark_master}, {len(spark_rows)} rows, {r['partitions']} partitions, "
                   f"batches of {args.spark_batch} | wall s (median of {args.repeat}) | over the floor |")
             print("|---|---:|---:|")
             for name, t in r["times"].items():
