@@ -398,21 +398,23 @@ impl Normalizer {
 
     /// Normalizes one raw record and reports every step that changed it, and its warnings.
     pub fn explain(&self, raw: &str) -> Result<Explanation, Error> {
+        self.explain_bytes(raw.as_bytes())
+    }
+
+    /// [`Normalizer::explain`] for a raw record that may not be valid UTF-8 (its stray octets
+    /// are a repair, or an error when strict).
+    pub fn explain_bytes(&self, raw: &[u8]) -> Result<Explanation, Error> {
         let repair = self.repair();
+        let text = std::str::from_utf8(raw).ok();
         let mut steps = Vec::new();
         let mut warnings = Vec::new();
         let mut key = String::new();
         let mut repaired = String::new();
         let mut repairs = Repairs::default();
-        let record = repair::prepare_text(
-            raw.as_bytes(),
-            Some(raw),
-            repair,
-            &mut repaired,
-            &mut repairs,
-        )?;
-        if record != raw {
-            record_step(&mut steps, "record", "lenient-repairs", raw, record);
+        let record = repair::prepare_text(raw, text, repair, &mut repaired, &mut repairs)?;
+        if record.as_bytes() != raw {
+            let shown = String::from_utf8_lossy(raw);
+            record_step(&mut steps, "record", "lenient-repairs", &shown, record);
         }
         let mut trace = Tracer {
             steps: Some(&mut steps),
@@ -421,13 +423,13 @@ impl Normalizer {
         self.run(record, &mut key, &mut Scratch::default(), &mut trace)
             .map_err(|mut error| {
                 if repair == Repair::Lenient {
-                    error.column = repair::original_column(raw.as_bytes(), error.column);
+                    error.column = repair::original_column(raw, error.column);
                 }
                 error
             })?;
         if repair == Repair::Lenient {
             for w in &mut warnings {
-                w.column = repair::original_column(raw.as_bytes(), w.column);
+                w.column = repair::original_column(raw, w.column);
             }
         }
         Ok(Explanation {

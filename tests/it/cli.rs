@@ -136,6 +136,29 @@ fn explain_lists_the_steps() {
     assert!(out.trim_end().ends_with("= http://a/b"), "{out}");
 }
 
+/// `--explain` reads the records the engine reads (BOM dropped, gzip decoded,
+/// `--max-line-bytes` applied), shows the lenient repairs as a step, and shows a host that
+/// fails IDNA as a warning, not as a removal.
+#[test]
+fn explain_reads_records_as_the_engine_does() {
+    let input =
+        b"\xEF\xBB\xBFhttp://a/b c\nhttp://-b\xC3\xBCcher.example/\nhttp://a/0123456789abcdef\n";
+    let o = run(&["normalize", "--explain", "--max-line-bytes", "24"], input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let blocks: Vec<&str> = out.split("\nhttp").collect();
+    assert_eq!(blocks.len(), 3, "{out}");
+    assert!(blocks[0].starts_with("http://a/b c\n"), "BOM kept: {out}");
+    assert!(blocks[0].contains("lenient-repairs"), "{out}");
+    assert!(blocks[0].contains("= http://a/b%20c"), "{out}");
+    assert!(blocks[1].contains("~ idna: column 8"), "{out}");
+    assert!(!blocks[1].contains("(removed)"), "{out}");
+    assert!(blocks[2].contains("! too-long"), "{out}");
+    // The same key as `normalize` gives for the line.
+    let o = run(&["normalize"], b"\xEF\xBB\xBFhttp://a/b c\n");
+    assert_eq!(stdout(&o), "http://a/b%20c\n");
+}
+
 #[test]
 fn conversions_and_resolution() {
     let o = run(&["to-uri"], "http://résumé.example.org/é\n".as_bytes());
@@ -195,6 +218,11 @@ fn compare_prints_the_lowest_rung() {
         ("different".into(), Some(1))
     );
     assert_eq!(cmp("http://[", "http://a/").1, Some(2));
+    // The lenient repairs of `normalize` apply.
+    assert_eq!(
+        cmp("http://a/b c", "http://a/b%20c"),
+        ("string".into(), Some(0))
+    );
 }
 
 #[test]
