@@ -33,6 +33,7 @@ use crate::iri::resolve;
 use crate::iri::scheme::{self, SchemeRule, Special};
 use crate::ladder::fast::FastPath;
 use crate::ladder::options::{Form, Level, Options};
+use crate::ladder::protocol::RuleKind;
 use crate::ladder::surt;
 
 /// One change that a rule made to a record, as reported by [`Normalizer::explain`].
@@ -73,8 +74,8 @@ struct Scratch {
     key: String,
     /// The key after the protocol rules.
     after: String,
-    /// The names of the protocol rules that fired.
-    fired: Vec<&'static str>,
+    /// The kinds of the protocol rules that fired.
+    fired: Vec<RuleKind>,
     /// The record after the lenient repairs.
     repaired: String,
 }
@@ -507,20 +508,14 @@ impl Normalizer {
                 scratch.after.clear();
                 rules.apply(&scratch.key, &mut scratch.after, &mut scratch.fired);
                 for rule in &scratch.fired {
-                    note(trace, "protocol", rule, &scratch.key, &scratch.after);
+                    note(trace, "protocol", rule.name(), &scratch.key, &scratch.after);
                 }
                 std::mem::swap(&mut scratch.key, &mut scratch.after);
-                let query_or_fragment = |r: &&str| {
-                    matches!(
-                        *r,
-                        "drop-params"
-                            | "keep-params"
-                            | "sort-params"
-                            | "drop-empty-query"
-                            | "drop-fragment"
-                    )
-                };
-                if scratch.fired.iter().all(query_or_fragment) {
+                if scratch
+                    .fired
+                    .iter()
+                    .all(|k| k.touches_only_query_or_fragment())
+                {
                     break;
                 }
                 let Ok(again) = IriRef::parse(&scratch.key) else {
