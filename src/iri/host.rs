@@ -328,7 +328,7 @@ const DNS_LENGTH: DnsLength = DnsLength::VerifyAllowRootDot;
 ///      `:`, spaces and the like fail),
 ///    * `Hyphens::CheckFirstLast` (no hyphen first or last in a label, RFC 3490 §4.1 STD3;
 ///      the IDNA2008 ban on `--` in the third and fourth positions is not applied, see
-///      [`HYPHENS`]),
+///      the constant `HYPHENS`),
 ///    * `ErrorPolicy::FailFast`, with the _ToUnicode_ closure (`|_, _, _| true`) and an
 ///      `ascii_sink`, so one pass yields both forms,
 ///    * then `idna::uts46::verify_dns_length(ascii, true)` on the _ToASCII_ form, i.e.

@@ -125,6 +125,8 @@ macro_rules! setters {
         }
     };
 }
+// The engine's options use the same setters.
+#[cfg(feature = "stream")]
 pub(crate) use setters;
 
 setters!(Options {

@@ -8,8 +8,8 @@
 //! - [`records`]: the same records one at a time, for consumers that do not need the engine.
 //!
 //! The engine knows nothing of IRIs but the errors it reports; the ladder becomes an
-//! operation through the [`Operation`] implementation of [`crate::ladder::Normalizer`] in
-//! [`operation`].
+//! operation through the [`Operation`] implementation of [`crate::ladder::Normalizer`]
+//! (in the private module `operation`).
 
 pub mod engine;
 pub mod input;

@@ -96,7 +96,11 @@ fn layers_point_one_way() {
             }
         }
     }
-    assert!(wrong.is_empty(), "a layer uses one above it:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "a layer uses one above it:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
