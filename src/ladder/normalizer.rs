@@ -34,6 +34,7 @@ use crate::iri::scheme::{self, SchemeRule, Special};
 use crate::ladder::fast::FastPath;
 use crate::ladder::options::{Form, Level, Options};
 use crate::ladder::protocol::RuleKind;
+use crate::ladder::settings::SettingsError;
 use crate::ladder::surt;
 
 /// One change that a rule made to a record, as reported by [`Normalizer::explain`].
@@ -192,16 +193,23 @@ pub struct Record {
 
 impl Normalizer {
     /// Builds a normalizer. The base, if any, must be an absolute IRI.
-    pub fn new(options: Options) -> Result<Normalizer, Error> {
+    ///
+    /// Options that make no sense are an error, never silently ignored: a base that is not
+    /// an absolute IRI, or protocol rules below [`Level::Protocol`] (the rules would not
+    /// run). The error's text is the command line's message.
+    pub fn new(options: Options) -> Result<Normalizer, SettingsError> {
         if let Some(base) = &options.base {
-            let view = IriRef::parse(base)?;
+            let view =
+                IriRef::parse(base).map_err(|e| SettingsError::new(format!("--base: {e}")))?;
             if !view.is_absolute() {
-                return Err(Error::new(
-                    ErrorKind::Relative,
-                    1,
-                    "the base must be an absolute IRI",
-                ));
+                let e = Error::new(ErrorKind::Relative, 1, "the base must be an absolute IRI");
+                return Err(SettingsError::new(format!("--base: {e}")));
             }
+        }
+        if options.rules.is_some() && options.level != Level::Protocol {
+            return Err(SettingsError::new(
+                "--rules and --profile apply only at --level protocol",
+            ));
         }
         Ok(Normalizer {
             fast: FastPath::new(&options),
@@ -856,10 +864,10 @@ fn nfc_run(run: &str, out: &mut String) {
 
 /// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).
 pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
-    let n = Normalizer::new(Options {
-        level,
-        ..Options::default()
-    })?;
+    let n = Normalizer {
+        fast: FastPath::new(&Options::default().with_level(level)),
+        options: Options::default().with_level(level),
+    };
     Ok(n.normalize(a)? == n.normalize(b)?)
 }
 
