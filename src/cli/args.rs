@@ -5,6 +5,7 @@ use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use irinorm::iri::parse::Grammar;
 use irinorm::ladder::settings::{RulesText, Settings};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
 
@@ -93,6 +94,20 @@ pub(crate) enum GrammarArg {
     UriReference,
     Uri,
     AbsoluteUri,
+}
+
+impl GrammarArg {
+    /// The library's grammar.
+    pub(crate) fn grammar(self) -> Grammar {
+        match self {
+            GrammarArg::IriReference => Grammar::IriReference,
+            GrammarArg::Iri => Grammar::Iri,
+            GrammarArg::AbsoluteIri => Grammar::AbsoluteIri,
+            GrammarArg::UriReference => Grammar::UriReference,
+            GrammarArg::Uri => Grammar::Uri,
+            GrammarArg::AbsoluteUri => Grammar::AbsoluteUri,
+        }
+    }
 }
 
 /// Options shared by every line-oriented subcommand.

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use irinorm::iri::convert::{self, HostMapping};
 use irinorm::iri::error::Error;
-use irinorm::iri::parse::{self, Grammar, IriRef};
+use irinorm::iri::parse::{self, IriRef};
 use irinorm::iri::resolve;
 use irinorm::ladder::Normalizer;
 
@@ -18,7 +18,9 @@ mod explain;
 mod lines;
 mod progress;
 
-use args::{key_settings, Cli, Command, GrammarArg};
+use args::{
+    key_settings, CheckArgs, Cli, Command, NormalizeArgs, ResolveArgs, SharedArgs, ToUriArgs,
+};
 use lines::run_lines;
 
 /// Runs the command line; returns the process exit status (SPEC §6).
@@ -35,67 +37,74 @@ pub fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Normalize(a) => {
-            let normalizer =
-                Normalizer::from_settings(&key_settings(&a)?).map_err(|e| e.to_string())?;
-            if a.explain {
-                return explain::explain(&normalizer, &a.shared);
-            }
-            // The normalizer is an engine operation with a fast path (SPEC §8).
-            run_lines(&normalizer, &a.shared, false)
-        }
-        Command::ToUri(a) => {
-            let mapping = if a.ascii_host {
-                HostMapping::ToAscii
-            } else {
-                HostMapping::PercentEncode
-            };
-            let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
-                out.push_str(&convert::to_uri(rec, mapping)?);
-                Ok(())
-            };
-            run_lines(&op, &a.shared, false)
-        }
-        Command::ToIri(shared) => {
-            let op = |rec: &str, out: &mut String| -> Result<(), Error> {
-                out.push_str(&convert::to_iri(rec)?);
-                Ok(())
-            };
-            run_lines(&op, &shared, false)
-        }
-        Command::Resolve(a) => {
-            let base_view = IriRef::parse(&a.base).map_err(|e| format!("--base: {e}"))?;
-            if !base_view.is_absolute() {
-                return Err("--base: the base must be an absolute IRI (with a scheme)".into());
-            }
-            let base = base_view.components();
-            let strict = !a.non_strict;
-            let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
-                let r = IriRef::parse(rec)?;
-                resolve::resolve_components(&base, &r.components(), strict, out);
-                Ok(())
-            };
-            run_lines(&op, &a.shared, false)
-        }
-        Command::Check(a) => {
-            let grammar = match a.grammar {
-                GrammarArg::IriReference => Grammar::IriReference,
-                GrammarArg::Iri => Grammar::Iri,
-                GrammarArg::AbsoluteIri => Grammar::AbsoluteIri,
-                GrammarArg::UriReference => Grammar::UriReference,
-                GrammarArg::Uri => Grammar::Uri,
-                GrammarArg::AbsoluteUri => Grammar::AbsoluteUri,
-            };
-            let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
-                parse::check(rec, grammar)?;
-                out.push_str(rec);
-                Ok(())
-            };
-            // A validator reports the record as written: no trimming, no repairs.
-            let mut shared = a.shared;
-            shared.strict = true;
-            run_lines(&op, &shared, true)
-        }
+        Command::Normalize(a) => normalize(&a),
+        Command::ToUri(a) => to_uri(&a),
+        Command::ToIri(shared) => to_iri(&shared),
+        Command::Resolve(a) => resolve(&a),
+        Command::Check(a) => check(a),
         Command::Compare(a) => compare::compare(&a.a, &a.b),
     }
+}
+
+/// `normalize`: the key of every record (or, with `--explain`, the steps).
+fn normalize(a: &NormalizeArgs) -> Result<ExitCode, String> {
+    let normalizer = Normalizer::from_settings(&key_settings(a)?).map_err(|e| e.to_string())?;
+    if a.explain {
+        return explain::explain(&normalizer, &a.shared);
+    }
+    // The normalizer is an engine operation with a fast path (SPEC §8).
+    run_lines(&normalizer, &a.shared, false)
+}
+
+/// `to-uri`: the RFC 3987 §3.1 mapping of every record.
+fn to_uri(a: &ToUriArgs) -> Result<ExitCode, String> {
+    let mapping = if a.ascii_host {
+        HostMapping::ToAscii
+    } else {
+        HostMapping::PercentEncode
+    };
+    let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
+        out.push_str(&convert::to_uri(rec, mapping)?);
+        Ok(())
+    };
+    run_lines(&op, &a.shared, false)
+}
+
+/// `to-iri`: the RFC 3987 §3.2 conversion of every record.
+fn to_iri(shared: &SharedArgs) -> Result<ExitCode, String> {
+    let op = |rec: &str, out: &mut String| -> Result<(), Error> {
+        out.push_str(&convert::to_iri(rec)?);
+        Ok(())
+    };
+    run_lines(&op, shared, false)
+}
+
+/// `resolve`: every record resolved against `--base` (RFC 3986 §5.2).
+fn resolve(a: &ResolveArgs) -> Result<ExitCode, String> {
+    let base_view = IriRef::parse(&a.base).map_err(|e| format!("--base: {e}"))?;
+    if !base_view.is_absolute() {
+        return Err("--base: the base must be an absolute IRI (with a scheme)".into());
+    }
+    let base = base_view.components();
+    let strict = !a.non_strict;
+    let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
+        let r = IriRef::parse(rec)?;
+        resolve::resolve_components(&base, &r.components(), strict, out);
+        Ok(())
+    };
+    run_lines(&op, &a.shared, false)
+}
+
+/// `check`: the validity of every record as written; exit 1 if any is invalid.
+fn check(a: CheckArgs) -> Result<ExitCode, String> {
+    let grammar = a.grammar.grammar();
+    let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
+        parse::check(rec, grammar)?;
+        out.push_str(rec);
+        Ok(())
+    };
+    // A validator reports the record as written: no trimming, no repairs.
+    let mut shared = a.shared;
+    shared.strict = true;
+    run_lines(&op, &shared, true)
 }
