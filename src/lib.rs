@@ -30,8 +30,8 @@ pub use iri::parse::{check, Grammar, HostKind, IriRef};
 pub use iri::repair::{Repair, RepairKind, Repairs};
 pub use iri::resolve::resolve;
 pub use ladder::{
-    equivalent, Explanation, Form, Level, Normalizer, Notes, Options, Record, Rules, RulesText,
-    Settings, SettingsError, Step,
+    equivalent, lowest_common_rung, CompareError, Explanation, Form, Level, Normalizer, Notes,
+    Options, Record, Rules, RulesText, Settings, SettingsError, Step,
 };
 
 /// The version of the keys: it changes whenever any key, at any level, form or profile,

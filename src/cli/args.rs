@@ -145,8 +145,9 @@ pub(crate) struct SharedArgs {
     pub(crate) chunk_size: usize,
 }
 
+/// The key options, shared by `normalize` and `compare`.
 #[derive(Args, Debug)]
-pub(crate) struct NormalizeArgs {
+pub(crate) struct KeyArgs {
     /// The rung of the comparison ladder [default: scheme, or protocol with --rules or
     /// --profile].
     #[arg(long, value_enum)]
@@ -175,6 +176,12 @@ pub(crate) struct NormalizeArgs {
     /// With --form surt, write the scheme too (`http://(com,example,)/`).
     #[arg(long)]
     pub(crate) surt_scheme: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct NormalizeArgs {
+    #[command(flatten)]
+    pub(crate) key: KeyArgs,
     /// For each record, print the steps that changed it (sequential, human-readable).
     #[arg(long)]
     pub(crate) explain: bool,
@@ -218,10 +225,15 @@ pub(crate) struct CompareArgs {
     pub(crate) a: String,
     /// The second IRI.
     pub(crate) b: String,
+    #[command(flatten)]
+    pub(crate) key: KeyArgs,
+    /// No trimming and no repairs: each record must be the exact IRI.
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
-/// The key options of `normalize` as library [`Settings`] (a rules file is read here).
-pub(crate) fn key_settings(a: &NormalizeArgs) -> Result<Settings, String> {
+/// The key options as library [`Settings`] (a rules file is read here).
+pub(crate) fn key_settings(a: &KeyArgs, strict: bool) -> Result<Settings, String> {
     let rules = match &a.rules {
         None => None,
         Some(path) => Some(RulesText {
@@ -237,7 +249,7 @@ pub(crate) fn key_settings(a: &NormalizeArgs) -> Result<Settings, String> {
     s.drop_fragment = a.drop_fragment;
     s.nfc = a.nfc;
     s.base = a.base.clone();
-    s.strict = a.shared.strict;
+    s.strict = strict;
     s.absolute = a.absolute;
     s.surt_scheme = a.surt_scheme;
     Ok(s)

@@ -42,13 +42,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::ToIri(shared) => to_iri(&shared),
         Command::Resolve(a) => resolve(&a),
         Command::Check(a) => check(a),
-        Command::Compare(a) => compare::compare(&a.a, &a.b),
+        Command::Compare(a) => compare::compare(&a),
     }
 }
 
 /// `normalize`: the key of every record (or, with `--explain`, the steps).
 fn normalize(a: &NormalizeArgs) -> Result<ExitCode, String> {
-    let normalizer = Normalizer::from_settings(&key_settings(a)?).map_err(|e| e.to_string())?;
+    let settings = key_settings(&a.key, a.shared.strict)?;
+    let normalizer = Normalizer::from_settings(&settings).map_err(|e| e.to_string())?;
     if a.explain {
         return explain::explain(&normalizer, &a.shared);
     }

@@ -225,6 +225,54 @@ fn compare_prints_the_lowest_rung() {
     );
 }
 
+/// `compare` takes the key options of `normalize`: the rules' rung is named, a lower
+/// `--level` stops the search there, and `--strict` turns the repairs off.
+#[test]
+fn compare_takes_the_key_options() {
+    let cmp = |args: &[&str]| {
+        let o = bin().arg("compare").args(args).output().unwrap();
+        (stdout(&o).trim().to_owned(), o.status.code())
+    };
+    let (a, b) = ("http://a/?utm_source=1", "http://a/");
+    assert_eq!(cmp(&[a, b]), ("different".into(), Some(1)));
+    assert_eq!(
+        cmp(&["--profile", "crawler", a, b]),
+        ("protocol".into(), Some(0))
+    );
+    let (a, b) = ("http://a", "http://a:80/");
+    assert_eq!(
+        cmp(&["--level", "syntax", a, b]),
+        ("different".into(), Some(1))
+    );
+    assert_eq!(
+        cmp(&["--strict", "http://a/b c", "http://a/b%20c"]).1,
+        Some(2)
+    );
+    let (a, b) = ("http://a/#x", "http://a/#y");
+    assert_eq!(cmp(&["--drop-fragment", a, b]), ("string".into(), Some(0)));
+    // Options that make no sense are a usage error.
+    assert_eq!(
+        cmp(&["--level", "scheme", "--profile", "crawler", a, b]).1,
+        Some(2)
+    );
+}
+
+/// A write error (a full disk) is an exit 2 with a message, never a panic.
+#[test]
+fn compare_into_a_full_device_exits_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        crate::common::skipped("cli::compare_into_a_full_device_exits_2", "no /dev/full");
+        return;
+    };
+    let o = bin()
+        .args(["compare", "http://a/", "http://a/"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("writing output"), "{}", stderr(&o));
+}
+
 #[test]
 fn on_error_modes() {
     let input = b"http://a/1\n\x00\nhttp://a/3\n";
