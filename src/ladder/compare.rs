@@ -71,8 +71,10 @@ mod tests {
     use super::*;
 
     fn rung(a: &str, b: &str, profile: Option<&str>) -> Option<Level> {
-        let mut s = Settings::default();
-        s.profile = profile.map(str::to_owned);
+        let s = Settings {
+            profile: profile.map(str::to_owned),
+            ..Settings::default()
+        };
         lowest_common_rung(a, b, &s).unwrap()
     }
 
@@ -104,8 +106,10 @@ mod tests {
         );
         let e = lowest_common_rung("http://a/", "http://[", &Settings::default()).unwrap_err();
         assert!(matches!(e, CompareError::B(_)), "{e}");
-        let mut strict = Settings::default();
-        strict.strict = true;
+        let strict = Settings {
+            strict: true,
+            ..Settings::default()
+        };
         let e = lowest_common_rung("http://a/b c", "http://a/", &strict).unwrap_err();
         assert!(matches!(e, CompareError::A(_)), "{e}");
     }
