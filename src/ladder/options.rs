@@ -125,6 +125,8 @@ macro_rules! setters {
         }
     };
 }
+// For the engine's options (`stream::EngineOptions`), which only the `stream` feature builds.
+#[cfg(feature = "stream")]
 pub(crate) use setters;
 
 setters!(Options {
