@@ -125,7 +125,7 @@ macro_rules! setters {
         }
     };
 }
-// The engine's options use the same setters.
+// For the engine's options (`stream::EngineOptions`), which only the `stream` feature builds.
 #[cfg(feature = "stream")]
 pub(crate) use setters;
 

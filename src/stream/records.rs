@@ -11,7 +11,7 @@ use crate::stream::input::{self, Input};
 /// The byte order mark dropped at the start of an input.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How many bytes of a too-long line are kept, as in the engine.
-use crate::stream::engine::TOO_LONG_PREFIX;
+use crate::stream::TOO_LONG_PREFIX;
 
 /// One record.
 #[derive(Debug, PartialEq, Eq)]
