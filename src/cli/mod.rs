@@ -87,10 +87,14 @@ fn resolve(a: &ResolveArgs) -> Result<ExitCode, String> {
         return Err("--base: the base must be an absolute IRI (with a scheme)".into());
     }
     let base = base_view.components();
-    let strict = !a.non_strict;
+    let mode = if a.non_strict {
+        resolve::Resolution::NonStrict
+    } else {
+        resolve::Resolution::Strict
+    };
     let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
         let r = IriRef::parse(rec)?;
-        resolve::resolve_components(&base, &r.components(), strict, out);
+        resolve::resolve_components(&base, &r.components(), mode, out);
         Ok(())
     };
     run_lines(&op, &a.shared, false)

@@ -477,7 +477,7 @@ impl Normalizer {
                 resolve::resolve_components(
                     &base_view.components(),
                     &view.components(),
-                    true,
+                    resolve::Resolution::Strict,
                     &mut scratch.resolved,
                 );
                 note(trace, "record", "resolve", view.as_str(), &scratch.resolved);

@@ -651,7 +651,7 @@ proptest! {
         if IriRef::parse(&s).is_err() || s.is_empty() {
             return Ok(());
         }
-        let target = irinorm::iri::resolve::resolve(&s, b, true).unwrap();
+        let target = irinorm::iri::resolve::resolve(&s, b, irinorm::Resolution::Strict).unwrap();
         for level in LEVELS {
             for form in FORMS {
                 let n = Normalizer::new(Options::default().with_strict(true).with_level(level).with_form(form).with_base(Some(b.to_owned())))
