@@ -458,7 +458,7 @@ impl Normalizer {
         let o = &self.options;
         // Validate the record as it was given, so columns refer to the input.
         let mut view = IriRef::parse(input)?;
-        if o.nfc && o.level >= Level::Syntax && (!input.is_ascii() || input.contains('%')) {
+        if o.applies_nfc() && percent::has_non_ascii(input) {
             // NFC applies to the characters the record stands for, so percent-encoded UTF-8
             // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise
             // an IRI-form key, which shows those characters raw, would not be stable.
@@ -500,7 +500,7 @@ impl Normalizer {
             note(trace, "fragment", "drop-fragment", text, &text[..end]);
             return Ok(());
         }
-        let post = (o.level == Level::Protocol && o.rules.is_some()) || o.form == Form::Surt;
+        let post = o.rewrites_after_scheme_rung();
         if !post {
             self.write_key(&view, out, &mut scratch.path, trace);
             return Ok(());
@@ -577,7 +577,7 @@ impl Normalizer {
             let start = out.len();
             out.extend(s.bytes().map(|b| b.to_ascii_lowercase() as char));
             note(trace, "scheme", "case", s, &out[start..]);
-            if o.level >= Level::Scheme {
+            if o.applies_scheme_rows() {
                 rule = scheme::lookup(&out[start..]);
             }
             out.push(':');
@@ -728,7 +728,7 @@ impl Normalizer {
         // RFC 3986 §6.2.2.3 / §5.2.4: dot segments go from any path that resolution would
         // clean; a relative-path reference keeps its dots (SPEC §3), since their meaning
         // depends on the base.
-        let remove_dots = view.is_absolute() || has_authority || p.starts_with('/');
+        let remove_dots = path::removes_dot_segments(view.is_absolute(), has_authority, p);
         if remove_dots && may_hold_dot_segment(p) {
             scratch.clear();
             percent::recode(p, policy, scratch);
