@@ -15,14 +15,20 @@
 
 pub mod compare;
 mod fast;
+mod key;
+mod nfc;
 pub mod normalizer;
 pub mod options;
 pub mod protocol;
+pub mod record;
 pub mod settings;
 pub mod surt;
+pub mod trace;
 
 pub use compare::{lowest_common_rung, CompareError};
-pub use normalizer::{equivalent, Explanation, Normalizer, Notes, Record, Step};
+pub use normalizer::{equivalent, Normalizer};
 pub use options::{Form, Level, Options};
 pub use protocol::Rules;
+pub use record::{Notes, Record};
 pub use settings::{RulesText, Settings, SettingsError};
+pub use trace::{Explanation, Step};

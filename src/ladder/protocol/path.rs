@@ -94,7 +94,13 @@ impl Rules {
         }
         match policy {
             Some(SlashPolicy::Remove) => {
-                let keep = p.trim_end_matches('/').len().max(1);
+                let mut keep = p.trim_end_matches('/').len().max(1);
+                // A key without an authority writes a path that starts with `//` behind the
+                // guard `/.` (RFC 3986 §3.3); with the slashes gone the guard would stand
+                // alone as a dot segment, which the scheme rung removes: the path is `/`.
+                if &p[..keep] == "/." {
+                    keep = 1;
+                }
                 if keep < p.len() {
                     out.truncate(start + keep);
                     fired.fire(RuleKind::TrailingSlash);
@@ -172,6 +178,8 @@ mod tests {
         let remove = rules(vec![Action::TrailingSlash(SlashPolicy::Remove)]);
         assert_eq!(path(&remove, "/a//", true).0, "/a");
         assert_eq!(path(&remove, "//", true).0, "/");
+        // The authority guard of `x:/.//` does not become a dot segment.
+        assert_eq!(path(&remove, "/.//", false).0, "/");
         let keep_first = rules(vec![
             Action::TrailingSlash(SlashPolicy::Keep),
             Action::TrailingSlash(SlashPolicy::Remove),
