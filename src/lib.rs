@@ -28,10 +28,10 @@ pub use iri::convert::{to_iri, to_uri, HostMapping};
 pub use iri::error::{Error, ErrorKind, Warning, WarningKind};
 pub use iri::parse::{check, Grammar, HostKind, IriRef};
 pub use iri::repair::{Repair, RepairKind, Repairs};
-pub use iri::resolve::resolve;
+pub use iri::resolve::{resolve, Resolution};
 pub use ladder::{
-    equivalent, Explanation, Form, Level, Normalizer, Notes, Options, Record, Rules, RulesText,
-    Settings, SettingsError, Step,
+    equivalent, lowest_common_rung, CompareError, Explanation, Form, Level, Normalizer, Notes,
+    Options, Record, Rules, RulesText, Settings, SettingsError, Step,
 };
 
 /// The version of the keys: it changes whenever any key, at any level, form or profile,

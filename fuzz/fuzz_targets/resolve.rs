@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     for strict in [true, false] {
-        let r = resolve(&reference, &base, strict);
+        let r = resolve(&reference, &base, if strict { irinorm::Resolution::Strict } else { irinorm::Resolution::NonStrict });
         let (Ok(bv), Ok(rv)) = (IriRef::parse(&base), IriRef::parse(&reference)) else {
             assert!(r.is_err(), "invalid input resolved: {base:?} {reference:?}");
             continue;

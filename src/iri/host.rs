@@ -96,18 +96,8 @@ pub fn parse_ipv6(s: &str) -> Option<[u16; 8]> {
             return None;
         }
         let start = i;
-        let mut v: u32 = 0;
-        // Read at most five hex digits: five already proves the group is too long (and no
-        // dec-octet has more than three digits, so it cannot be an IPv4address either).
-        while i < b.len() && i - start < 5 {
-            match chars::hex_value(b[i]) {
-                Some(h) => {
-                    v = (v << 4) | u32::from(h);
-                    i += 1;
-                }
-                None => break,
-            }
-        }
+        let v;
+        (v, i) = hex_group(b, i);
         let digits = i - start;
         if digits == 0 {
             return None;
@@ -147,6 +137,31 @@ pub fn parse_ipv6(s: &str) -> Option<[u16; 8]> {
         }
     }
 
+    expand_gap(groups, n, gap)
+}
+
+/// Reads the hex digits of one IPv6 group at `b[i..]`: its value and where they end. At
+/// most five are read: five already prove the group too long (and no dec-octet has more
+/// than three digits, so it cannot be an IPv4address either).
+#[inline]
+fn hex_group(b: &[u8], mut i: usize) -> (u32, usize) {
+    let start = i;
+    let mut v: u32 = 0;
+    while i < b.len() && i - start < 5 {
+        match chars::hex_value(b[i]) {
+            Some(h) => {
+                v = (v << 4) | u32::from(h);
+                i += 1;
+            }
+            None => break,
+        }
+    }
+    (v, i)
+}
+
+/// The eight groups of an address whose `n` explicit groups were read, with the zero
+/// groups of the `::` at group index `gap` put in (RFC 4291 §2.2 form 2).
+fn expand_gap(mut groups: [u16; 8], n: usize, gap: Option<usize>) -> Option<[u16; 8]> {
     match gap {
         None if n == 8 => Some(groups),
         None => None,
@@ -328,7 +343,7 @@ const DNS_LENGTH: DnsLength = DnsLength::VerifyAllowRootDot;
 ///      `:`, spaces and the like fail),
 ///    * `Hyphens::CheckFirstLast` (no hyphen first or last in a label, RFC 3490 §4.1 STD3;
 ///      the IDNA2008 ban on `--` in the third and fourth positions is not applied, see
-///      [`HYPHENS`]),
+///      the constant `HYPHENS`),
 ///    * `ErrorPolicy::FailFast`, with the _ToUnicode_ closure (`|_, _, _| true`) and an
 ///      `ascii_sink`, so one pass yields both forms,
 ///    * then `idna::uts46::verify_dns_length(ascii, true)` on the _ToASCII_ form, i.e.

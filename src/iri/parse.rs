@@ -177,28 +177,8 @@ impl<'a> IriRef<'a> {
             return Err(Error::new(ErrorKind::TooLong, 0, "record of 4 GiB or more"));
         }
         let bytes = text.as_bytes();
-        let err = |kind, at: usize, msg| Error::at_byte(kind, text, at, msg);
-
-        // Scheme (RFC 3986 §3.1): the text before the first ':' that precedes any / ? #.
-        let first_delim = bytes
-            .iter()
-            .position(|&b| matches!(b, b':' | b'/' | b'?' | b'#'));
-        let mut pos = 0usize;
-        let mut scheme_end = None;
-        if let Some(i) = first_delim {
-            if bytes[i] == b':' {
-                check_scheme(text, i)?;
-                scheme_end = Some(i as u32);
-                pos = i + 1;
-            }
-        }
-        if scheme_end.is_none() && grammar.needs_scheme() {
-            return Err(Error::new(
-                ErrorKind::Relative,
-                1,
-                "a scheme is required (relative reference)",
-            ));
-        }
+        let scheme_end = scheme_end(text, grammar)?;
+        let mut pos = scheme_end.map_or(0, |i| i as usize + 1);
 
         // The rest ends the hierarchical part at the first '?' or '#'.
         let hier_end = memchr::memchr2(b'?', b'#', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
@@ -228,18 +208,26 @@ impl<'a> IriRef<'a> {
         // Path (RFC 3986 §3.3).
         view.path = (pos as u32, hier_end as u32);
         check_component(text, pos, hier_end, Component::Path, grammar)?;
-        // Query and fragment (RFC 3986 §3.4, §3.5).
-        pos = hier_end;
+        view.parse_query_fragment(hier_end, grammar)?;
+        Ok(view)
+    }
+
+    /// Query and fragment (RFC 3986 §3.4, §3.5), from `pos`, where the hierarchical part
+    /// ends.
+    #[inline]
+    fn parse_query_fragment(&mut self, mut pos: usize, grammar: Grammar) -> Result<(), Error> {
+        let (text, bytes) = (self.text, self.text.as_bytes());
         if pos < bytes.len() && bytes[pos] == b'?' {
             let start = pos + 1;
             let end = memchr::memchr(b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             check_component(text, start, end, Component::Query, grammar)?;
-            view.query = Some((start as u32, end as u32));
+            self.query = Some((start as u32, end as u32));
             pos = end;
         }
         if pos < bytes.len() {
             // bytes[pos] == '#'
             let start = pos + 1;
+            let err = |kind, at: usize, msg| Error::at_byte(kind, text, at, msg);
             if grammar.forbids_fragment() {
                 return Err(err(
                     ErrorKind::Syntax,
@@ -251,9 +239,9 @@ impl<'a> IriRef<'a> {
                 return Err(err(ErrorKind::Syntax, start + i, "a second '#'"));
             }
             check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
-            view.fragment = Some((start as u32, bytes.len() as u32));
+            self.fragment = Some((start as u32, bytes.len() as u32));
         }
-        Ok(view)
+        Ok(())
     }
 
     /// Splits and checks `iauthority = [ iuserinfo "@" ] ihost [ ":" port ]`.
@@ -386,6 +374,29 @@ impl<'a> IriRef<'a> {
             fragment: self.fragment(),
         }
     }
+}
+
+/// Where the scheme ends (RFC 3986 §3.1: the text before the first `:` that precedes any
+/// `/`, `?` or `#`), checked; `None` for a relative reference, which is an error when the
+/// grammar needs a scheme.
+#[inline]
+fn scheme_end(text: &str, grammar: Grammar) -> Result<Option<u32>, Error> {
+    let bytes = text.as_bytes();
+    let first_delim = bytes
+        .iter()
+        .position(|&b| matches!(b, b':' | b'/' | b'?' | b'#'));
+    if let Some(i) = first_delim.filter(|&i| bytes[i] == b':') {
+        check_scheme(text, i)?;
+        return Ok(Some(i as u32));
+    }
+    if grammar.needs_scheme() {
+        return Err(Error::new(
+            ErrorKind::Relative,
+            1,
+            "a scheme is required (relative reference)",
+        ));
+    }
+    Ok(None)
 }
 
 /// Checks `scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` on `text[..end]`

@@ -82,6 +82,14 @@ pub(crate) fn remove_dot_segments_merged(dir: &str, reference: &str, out: &mut S
     buf.segments(tail, true);
 }
 
+/// Whether the syntax rung removes the dot segments of `path` (RFC 3986 §6.2.2.3, §5.2.4):
+/// in an absolute reference, one with an authority, or an absolute path, as resolution would
+/// clean them. A relative-path reference keeps its dots, whose meaning depends on the base.
+#[inline]
+pub fn removes_dot_segments(absolute: bool, has_authority: bool, path: &str) -> bool {
+    absolute || has_authority || path.starts_with('/')
+}
+
 /// Returns `true` if some segment of `path` (the pieces between `/` characters) is exactly
 /// `.` or `..`, that is, if [`remove_dot_segments`] (RFC 3986 §5.2.4) could change it.
 ///

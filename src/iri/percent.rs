@@ -147,17 +147,7 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
     // Copy runs of bytes that need nothing in one go.
     let mut run_start = 0;
     while i < bytes.len() {
-        // Skip such a run four bytes at a time, then one at a time.
-        while i + 4 <= bytes.len() {
-            let t = RECODE_STOP[bytes[i] as usize]
-                | RECODE_STOP[bytes[i + 1] as usize]
-                | RECODE_STOP[bytes[i + 2] as usize]
-                | RECODE_STOP[bytes[i + 3] as usize];
-            if t & stop != 0 {
-                break;
-            }
-            i += 4;
-        }
+        i = skip_quiet(bytes, i, stop);
         if i == bytes.len() {
             break;
         }
@@ -167,46 +157,8 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
             continue;
         }
         out.push_str(&s[run_start..i]);
-        if b == b'%' {
-            let Some(octet) = triplet_at(bytes, i) else {
-                // Not reached for parsed input; copy the '%' through unchanged.
-                out.push('%');
-                i += 1;
-                run_start = i;
-                continue;
-            };
-            if octet < 0x80 {
-                if policy.decode_unreserved && chars::is_unreserved(octet) {
-                    let c = if policy.lowercase {
-                        octet.to_ascii_lowercase()
-                    } else {
-                        octet
-                    };
-                    out.push(c as char);
-                } else if policy.uppercase_hex {
-                    push_pct(out, octet);
-                } else {
-                    out.push_str(&s[i..i + 3]);
-                }
-                i += 3;
-            } else {
-                let decoded = if policy.decode_utf8 {
-                    decode_utf8_triplets(bytes, i, octet)
-                        .filter(|&(c, _)| iri_allows(c, policy.in_query))
-                } else {
-                    None
-                };
-                match decoded {
-                    Some((c, len)) => {
-                        out.push(c);
-                        i += len;
-                    }
-                    None => {
-                        push_pct(out, octet);
-                        i += 3;
-                    }
-                }
-            }
+        i = if b == b'%' {
+            recode_triplet(s, i, policy, out)
         } else if b >= 0x80 {
             let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
             if policy.encode_non_ascii {
@@ -214,14 +166,74 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
             } else {
                 out.push(c);
             }
-            i += c.len_utf8();
+            i + c.len_utf8()
         } else {
             out.push(b.to_ascii_lowercase() as char);
-            i += 1;
-        }
+            i + 1
+        };
         run_start = i;
     }
     out.push_str(&s[run_start..]);
+}
+
+/// Skips, from `i`, the bytes that need nothing under `stop`, four at a time: where the
+/// first four that may need something start (or near the end, where one at a time goes on).
+#[inline(always)]
+fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
+    while i + 4 <= bytes.len() {
+        let t = RECODE_STOP[bytes[i] as usize]
+            | RECODE_STOP[bytes[i + 1] as usize]
+            | RECODE_STOP[bytes[i + 2] as usize]
+            | RECODE_STOP[bytes[i + 3] as usize];
+        if t & stop != 0 {
+            break;
+        }
+        i += 4;
+    }
+    i
+}
+
+/// Writes what the `%` at `s[i]` becomes under `policy`: an unreserved character decoded,
+/// the hex uppercased or kept, UTF-8 decoded where the IRI form allows it. Returns where
+/// the next byte to look at is.
+#[inline(always)]
+fn recode_triplet(s: &str, i: usize, policy: Recode, out: &mut String) -> usize {
+    let bytes = s.as_bytes();
+    let Some(octet) = triplet_at(bytes, i) else {
+        // Not reached for parsed input; copy the '%' through unchanged.
+        out.push('%');
+        return i + 1;
+    };
+    if octet < 0x80 {
+        if policy.decode_unreserved && chars::is_unreserved(octet) {
+            let c = if policy.lowercase {
+                octet.to_ascii_lowercase()
+            } else {
+                octet
+            };
+            out.push(c as char);
+        } else if policy.uppercase_hex {
+            push_pct(out, octet);
+        } else {
+            out.push_str(&s[i..i + 3]);
+        }
+        return i + 3;
+    }
+    let decoded = if policy.decode_utf8 {
+        decode_utf8_triplets(bytes, i, octet).filter(|&(c, _)| iri_allows(c, policy.in_query))
+    } else {
+        None
+    };
+    match decoded {
+        Some((c, len)) => {
+            out.push(c);
+            i + len
+        }
+        None => {
+            push_pct(out, octet);
+            i + 3
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,13 +4,24 @@ use crate::iri::components::{write_query_fragment, Components};
 use crate::iri::error::{Error, ErrorKind};
 use crate::iri::parse::IriRef;
 
+/// What resolution does with a reference whose scheme is the base's (RFC 3986 §5.2.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Resolution {
+    /// A strict parser keeps the scheme: `http:g` stays `http:g` (the default).
+    #[default]
+    Strict,
+    /// A non-strict parser ignores it, for backward compatibility: against `http://a/b/c/d`,
+    /// `http:g` is `g` and resolves to `http://a/b/c/g` (compared ASCII case-insensitively).
+    NonStrict,
+}
+
 /// Resolves `reference` against `base` (RFC 3986 §5.2, which RFC 3987 §6.5 applies to IRIs
 /// unchanged) and appends the target reference, recomposed as in RFC 3986 §5.3, to `out`.
 ///
-/// * §5.2.2 (transform references): with `strict` false, a reference scheme equal to the
+/// * §5.2.2 (transform references): with [`Resolution::NonStrict`], a reference scheme equal to the
 ///   base scheme (compared ASCII case-insensitively) is ignored, as that section allows for
 ///   backward compatibility (`http:g` against `http://a/b/c/d;p?q` gives
-///   `http://a/b/c/g`); with `strict` true it is kept (`http:g`).
+///   `http://a/b/c/g`); with [`Resolution::Strict`] it is kept (`http:g`).
 /// * §5.2.3 (merge paths), including the base with an authority and an empty path, whose
 ///   merge is `/` followed by the reference path.
 /// * §5.2.4 (remove dot segments) via [`crate::iri::path::remove_dot_segments`]. Only segments
@@ -31,11 +42,11 @@ use crate::iri::parse::IriRef;
 pub fn resolve_components(
     base: &Components<'_>,
     reference: &Components<'_>,
-    strict: bool,
+    mode: Resolution,
     out: &mut String,
 ) {
     let ref_scheme = match (reference.scheme, base.scheme) {
-        (Some(r), Some(b)) if !strict && r.eq_ignore_ascii_case(b) => None,
+        (Some(r), Some(b)) if mode == Resolution::NonStrict && r.eq_ignore_ascii_case(b) => None,
         (r, _) => r,
     };
 
@@ -115,15 +126,17 @@ fn merge_dir<'b>(base: &Components<'b>) -> &'b str {
     }
 }
 
-/// Resolves `reference` against the absolute IRI `base` (RFC 3986 §5.2.2, strict unless
-/// `strict` is false), returning the target. Both are checked against the IRI grammar
+/// Resolves `reference` against the absolute IRI `base` (RFC 3986 §5.2.2, as `mode` says),
+/// returning the target. Both are checked against the IRI grammar
 /// first; a base without a scheme is an error of kind [`ErrorKind::Relative`]. The result is
 /// not normalized.
 ///
 /// ```
-/// assert_eq!(irinorm::resolve("../g?y", "http://a/b/c/d;p?q", true).unwrap(), "http://a/b/g?y");
+/// use irinorm::iri::resolve::{resolve, Resolution};
+/// assert_eq!(resolve("../g?y", "http://a/b/c/d;p?q", Resolution::Strict).unwrap(), "http://a/b/g?y");
+/// assert_eq!(resolve("http:g", "http://a/b/c/d;p?q", Resolution::NonStrict).unwrap(), "http://a/b/c/g");
 /// ```
-pub fn resolve(reference: &str, base: &str, strict: bool) -> Result<String, Error> {
+pub fn resolve(reference: &str, base: &str, mode: Resolution) -> Result<String, Error> {
     let base_view = IriRef::parse(base)?;
     if !base_view.is_absolute() {
         return Err(Error::new(
@@ -137,7 +150,7 @@ pub fn resolve(reference: &str, base: &str, strict: bool) -> Result<String, Erro
     resolve_components(
         &base_view.components(),
         &reference.components(),
-        strict,
+        mode,
         &mut out,
     );
     Ok(out)
@@ -178,6 +191,11 @@ mod tests {
     }
 
     fn resolve(base: &str, reference: &str, strict: bool) -> String {
+        let strict = if strict {
+            Resolution::Strict
+        } else {
+            Resolution::NonStrict
+        };
         let mut out = String::new();
         resolve_components(&split(base), &split(reference), strict, &mut out);
         out
@@ -286,7 +304,7 @@ mod tests {
             ..Components::default()
         };
         let mut out = String::new();
-        resolve_components(&base, &split("?q"), true, &mut out);
+        resolve_components(&base, &split("?q"), Resolution::Strict, &mut out);
         assert_eq!(out, "a:/.//x?q");
     }
 
@@ -335,10 +353,15 @@ mod tests {
     #[test]
     fn appends_to_out() {
         let mut out = String::from("<");
-        resolve_components(&split(BASE), &split("../g"), true, &mut out);
+        resolve_components(&split(BASE), &split("../g"), Resolution::Strict, &mut out);
         assert_eq!(out, "<http://a/b/g");
         let mut out = String::from("x//");
-        resolve_components(&split("a:/b/c"), &split("..//x"), true, &mut out);
+        resolve_components(
+            &split("a:/b/c"),
+            &split("..//x"),
+            Resolution::Strict,
+            &mut out,
+        );
         assert_eq!(out, "x//a:/.//x");
     }
 

@@ -7,6 +7,10 @@
 //! only (SPEC §4).
 
 /// A scheme-specific rule beyond ports, empty paths and DNS hosts.
+///
+/// A new variant (or a new field of [`SchemeRule`]) does not compile until the normalizer's
+/// fast path has said what it does with it: the fast path decides per row with an
+/// exhaustive `match`, so a row with new behaviour never passes through it unchecked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Special {
     /// Nothing more.
@@ -145,16 +149,21 @@ pub fn uses_dns_host(scheme: &str) -> bool {
         .any(|r| r.dns_host && r.name.eq_ignore_ascii_case(scheme))
 }
 
-/// Writes a port under the row's rules: leading zeros dropped, the default port dropped
-/// (with its `:`). `port` is `*DIGIT` and not empty.
-pub fn write_port(rule: &SchemeRule, port: &str, out: &mut String) {
+/// A port as the row writes it: leading zeros dropped, and `None` for the default port,
+/// which is dropped with its `:`. `port` is `*DIGIT` and not empty.
+pub fn canonical_port<'p>(rule: &SchemeRule, port: &'p str) -> Option<&'p str> {
     let trimmed = port.trim_start_matches('0');
     let digits = if trimmed.is_empty() { "0" } else { trimmed };
-    if rule.default_port == Some(digits) {
-        return;
+    (rule.default_port != Some(digits)).then_some(digits)
+}
+
+/// Writes a port under the row's rules ([`canonical_port`]), with its `:` when it stays.
+/// `port` is `*DIGIT` and not empty.
+pub fn write_port(rule: &SchemeRule, port: &str, out: &mut String) {
+    if let Some(digits) = canonical_port(rule, port) {
+        out.push(':');
+        out.push_str(digits);
     }
-    out.push(':');
-    out.push_str(digits);
 }
 
 /// Lowercases the ASCII letters of the domain part of each address of a `mailto:` path,
@@ -223,6 +232,17 @@ mod tests {
         // §4.2.3: "an empty path component is equivalent to an absolute path of "/"".
         assert!(lookup("http").unwrap().empty_path_is_slash);
         assert!(lookup("http").unwrap().dns_host);
+    }
+
+    #[test]
+    fn canonical_ports() {
+        let http = lookup("http").unwrap();
+        assert_eq!(canonical_port(http, "80"), None);
+        assert_eq!(canonical_port(http, "0080"), None);
+        assert_eq!(canonical_port(http, "0"), Some("0"));
+        assert_eq!(canonical_port(http, "000"), Some("0"));
+        assert_eq!(canonical_port(http, "08080"), Some("8080"));
+        assert_eq!(canonical_port(lookup("file").unwrap(), "80"), Some("80"));
     }
 
     #[test]

@@ -21,116 +21,57 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use unicode_normalization::UnicodeNormalization;
-
-use crate::iri::error::{Error, ErrorKind, Warning, WarningKind};
-use crate::iri::host::{self, HostForm};
-use crate::iri::parse::{HostKind, IriRef};
-use crate::iri::path;
-use crate::iri::percent::{self, Recode};
+use crate::iri::error::{Error, ErrorKind};
+use crate::iri::parse::IriRef;
+use crate::iri::percent;
 use crate::iri::repair::{self, Repair, Repairs};
 use crate::iri::resolve;
-use crate::iri::scheme::{self, SchemeRule, Special};
 use crate::ladder::fast::FastPath;
+use crate::ladder::key::KeyWriter;
+use crate::ladder::nfc::nfc_between_delimiters;
 use crate::ladder::options::{Form, Level, Options};
+use crate::ladder::protocol::{RuleKind, Rules};
+use crate::ladder::record::{Notes, Record};
+use crate::ladder::settings::SettingsError;
 use crate::ladder::surt;
-
-/// One change that a rule made to a record, as reported by [`Normalizer::explain`].
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Step {
-    /// The component changed (`scheme`, `host`, `path`, ...), or `record`.
-    pub component: &'static str,
-    /// The rule that changed it.
-    pub rule: &'static str,
-    /// The text before the rule.
-    pub before: String,
-    /// The text after the rule.
-    pub after: String,
-}
-
-/// A key together with the steps that produced it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Explanation {
-    /// The key.
-    pub key: String,
-    /// The steps that changed something, in the order they ran.
-    pub steps: Vec<Step>,
-    /// The warnings about the record.
-    pub warnings: Vec<Warning>,
-}
+use crate::ladder::trace::{note, record_step, Explanation, Tracer};
 
 /// Buffers reused by every record a thread normalizes, so the hot path allocates nothing
 /// once they have grown.
 #[derive(Default)]
 struct Scratch {
+    /// The texts a record may be re-read from before its key is written.
+    texts: Texts,
+    /// The buffers of writing the key.
+    key: KeyBuffers,
+    /// The record after the lenient repairs.
+    repaired: String,
+}
+
+/// The texts a record may be re-read from.
+#[derive(Default)]
+struct Texts {
     /// The record after NFC.
     nfc: String,
     /// The record after resolution against the base.
     resolved: String,
+}
+
+/// The buffers of writing a key.
+#[derive(Default)]
+struct KeyBuffers {
     /// A path after percent-encoding normalization, before dot removal.
     path: String,
     /// The scheme-rung key, before protocol rules or the SURT transform.
     key: String,
     /// The key after the protocol rules.
     after: String,
-    /// The names of the protocol rules that fired.
-    fired: Vec<&'static str>,
-    /// The record after the lenient repairs.
-    repaired: String,
+    /// The kinds of the protocol rules that fired.
+    fired: Vec<RuleKind>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
-}
-
-/// What one run of the ladder reports besides the key: the steps, when explaining, and the
-/// warnings.
-struct Tracer<'t> {
-    steps: Option<&'t mut Vec<Step>>,
-    warnings: &'t mut Vec<Warning>,
-}
-
-impl Tracer<'_> {
-    /// Whether steps are recorded.
-    #[inline(always)]
-    fn is_some(&self) -> bool {
-        self.steps.is_some()
-    }
-}
-
-/// Records a step when tracing and the text changed. Costs one test when not tracing (the
-/// recording itself is out of line).
-#[inline(always)]
-fn note(
-    trace: &mut Tracer<'_>,
-    component: &'static str,
-    rule: &'static str,
-    before: &str,
-    after: &str,
-) {
-    if let Some(steps) = trace.steps.as_deref_mut() {
-        record_step(steps, component, rule, before, after);
-    }
-}
-
-/// The recording part of [`note`].
-#[cold]
-#[inline(never)]
-fn record_step(
-    steps: &mut Vec<Step>,
-    component: &'static str,
-    rule: &'static str,
-    before: &str,
-    after: &str,
-) {
-    if before != after {
-        steps.push(Step {
-            component,
-            rule,
-            before: before.to_owned(),
-            after: after.to_owned(),
-        });
-    }
 }
 
 /// A configured normalizer: the ladder of RFC 3987 §5.3 up to one rung, writing one form.
@@ -156,51 +97,25 @@ pub struct Normalizer {
     fast: FastPath,
 }
 
-/// What a record produced besides its key: the repairs made and the warnings (SPEC §2, §4).
-/// One value can serve many records: call [`Notes::clear`] between them, or let the counts
-/// add up.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Notes {
-    /// The lenient repairs made, by kind.
-    pub repairs: Repairs,
-    /// The warnings, in the order they were found.
-    pub warnings: Vec<Warning>,
-}
-
-impl Notes {
-    /// Forgets the repairs and warnings noted so far.
-    pub fn clear(&mut self) {
-        self.repairs = Repairs::default();
-        self.warnings.clear();
-    }
-}
-
-/// Everything a normalizer says about one record ([`Normalizer::record`]).
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Record {
-    /// The key, or `None` when the record is invalid.
-    pub key: Option<String>,
-    /// Why the record is invalid, when it is.
-    pub error: Option<Error>,
-    /// The lenient repairs made.
-    pub repairs: Repairs,
-    /// The warnings (a record with warnings is still valid).
-    pub warnings: Vec<Warning>,
-}
-
 impl Normalizer {
     /// Builds a normalizer. The base, if any, must be an absolute IRI.
-    pub fn new(options: Options) -> Result<Normalizer, Error> {
+    ///
+    /// Options that make no sense are an error, never silently ignored: a base that is not
+    /// an absolute IRI, or protocol rules below [`Level::Protocol`] (the rules would not
+    /// run). The error's text is the command line's message.
+    pub fn new(options: Options) -> Result<Normalizer, SettingsError> {
         if let Some(base) = &options.base {
-            let view = IriRef::parse(base)?;
+            let view =
+                IriRef::parse(base).map_err(|e| SettingsError::new(format!("--base: {e}")))?;
             if !view.is_absolute() {
-                return Err(Error::new(
-                    ErrorKind::Relative,
-                    1,
-                    "the base must be an absolute IRI",
-                ));
+                let e = Error::new(ErrorKind::Relative, 1, "the base must be an absolute IRI");
+                return Err(SettingsError::new(format!("--base: {e}")));
             }
+        }
+        if options.rules.is_some() && options.level != Level::Protocol {
+            return Err(SettingsError::new(
+                "--rules and --profile apply only at --level protocol",
+            ));
         }
         Ok(Normalizer {
             fast: FastPath::new(&options),
@@ -398,21 +313,23 @@ impl Normalizer {
 
     /// Normalizes one raw record and reports every step that changed it, and its warnings.
     pub fn explain(&self, raw: &str) -> Result<Explanation, Error> {
+        self.explain_bytes(raw.as_bytes())
+    }
+
+    /// [`Normalizer::explain`] for a raw record that may not be valid UTF-8 (its stray octets
+    /// are a repair, or an error when strict).
+    pub fn explain_bytes(&self, raw: &[u8]) -> Result<Explanation, Error> {
         let repair = self.repair();
+        let text = std::str::from_utf8(raw).ok();
         let mut steps = Vec::new();
         let mut warnings = Vec::new();
         let mut key = String::new();
         let mut repaired = String::new();
         let mut repairs = Repairs::default();
-        let record = repair::prepare_text(
-            raw.as_bytes(),
-            Some(raw),
-            repair,
-            &mut repaired,
-            &mut repairs,
-        )?;
-        if record != raw {
-            record_step(&mut steps, "record", "lenient-repairs", raw, record);
+        let record = repair::prepare_text(raw, text, repair, &mut repaired, &mut repairs)?;
+        if record.as_bytes() != raw {
+            let shown = String::from_utf8_lossy(raw);
+            record_step(&mut steps, "record", "lenient-repairs", &shown, record);
         }
         let mut trace = Tracer {
             steps: Some(&mut steps),
@@ -421,13 +338,13 @@ impl Normalizer {
         self.run(record, &mut key, &mut Scratch::default(), &mut trace)
             .map_err(|mut error| {
                 if repair == Repair::Lenient {
-                    error.column = repair::original_column(raw.as_bytes(), error.column);
+                    error.column = repair::original_column(raw, error.column);
                 }
                 error
             })?;
         if repair == Repair::Lenient {
             for w in &mut warnings {
-                w.column = repair::original_column(raw.as_bytes(), w.column);
+                w.column = repair::original_column(raw, w.column);
             }
         }
         Ok(Explanation {
@@ -437,6 +354,7 @@ impl Normalizer {
         })
     }
 
+    /// The ladder over one prepared record: `out` gets the key.
     fn run(
         &self,
         input: &str,
@@ -445,424 +363,131 @@ impl Normalizer {
         trace: &mut Tracer<'_>,
     ) -> Result<(), Error> {
         let o = &self.options;
-        // Validate the record as it was given, so columns refer to the input.
+        let view = self.view(input, &mut scratch.texts, trace)?;
+        if o.level == Level::String {
+            write_string_rung(&view, o.drop_fragment, out, trace);
+            return Ok(());
+        }
+        let writer = KeyWriter::new(o);
+        let b = &mut scratch.key;
+        if !o.rewrites_after_scheme_rung() {
+            writer.write_key(&view, out, &mut b.path, trace);
+            return Ok(());
+        }
+        b.key.clear();
+        writer.write_key(&view, &mut b.key, &mut b.path, trace);
+        if let (Some(rules), Level::Protocol) = (&o.rules, o.level) {
+            apply_rules(&writer, rules, b, trace);
+        }
+        if o.form == Form::Surt {
+            let start = out.len();
+            surt::write_surt(&b.key, o.surt_scheme, out);
+            note(trace, "record", "surt", &b.key, &out[start..]);
+        } else {
+            out.push_str(&b.key);
+        }
+        Ok(())
+    }
+
+    /// The parsed record the rungs read: the record itself (validated as given, so columns
+    /// refer to it), after NFC when asked, resolved against the base when it is relative.
+    fn view<'s>(
+        &self,
+        input: &'s str,
+        texts: &'s mut Texts,
+        trace: &mut Tracer<'_>,
+    ) -> Result<IriRef<'s>, Error> {
+        let o = &self.options;
+        let Texts { nfc, resolved } = texts;
         let mut view = IriRef::parse(input)?;
-        if o.nfc && o.level >= Level::Syntax && (!input.is_ascii() || input.contains('%')) {
+        if o.applies_nfc() && percent::has_non_ascii(input) {
             // NFC applies to the characters the record stands for, so percent-encoded UTF-8
             // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise
             // an IRI-form key, which shows those characters raw, would not be stable.
             let decoded = crate::iri::convert::to_iri(input)?;
             if !decoded.is_ascii() {
-                scratch.nfc.clear();
-                nfc_between_delimiters(&decoded, &mut scratch.nfc);
-                note(trace, "record", "nfc", input, &scratch.nfc);
-                view = IriRef::parse(&scratch.nfc)?;
+                nfc.clear();
+                nfc_between_delimiters(&decoded, nfc);
+                note(trace, "record", "nfc", input, nfc);
+                view = IriRef::parse(nfc)?;
             }
         }
-        if !view.is_absolute() {
-            if let Some(base) = &o.base {
-                let base_view = IriRef::parse(base)?;
-                scratch.resolved.clear();
-                resolve::resolve_components(
-                    &base_view.components(),
-                    &view.components(),
-                    true,
-                    &mut scratch.resolved,
-                );
-                note(trace, "record", "resolve", view.as_str(), &scratch.resolved);
-                view = IriRef::parse(&scratch.resolved)?;
-            } else if o.absolute {
-                return Err(Error::new(
-                    ErrorKind::Relative,
-                    1,
-                    "relative reference (no scheme) and --absolute was given",
-                ));
-            }
+        if view.is_absolute() {
+            return Ok(view);
         }
-        if o.level == Level::String {
-            let text = view.as_str();
-            let end = match (o.drop_fragment, view.fragment()) {
-                (true, Some(f)) => text.len() - f.len() - 1,
-                _ => text.len(),
-            };
-            out.push_str(&text[..end]);
-            note(trace, "fragment", "drop-fragment", text, &text[..end]);
-            return Ok(());
-        }
-        let post = (o.level == Level::Protocol && o.rules.is_some()) || o.form == Form::Surt;
-        if !post {
-            self.write_key(&view, out, &mut scratch.path, trace);
-            return Ok(());
-        }
-        scratch.key.clear();
-        self.write_key(&view, &mut scratch.key, &mut scratch.path, trace);
-        if let (Some(rules), Level::Protocol) = (&o.rules, o.level) {
-            // A host or path rule may leave what the scheme rung rewrites (`/.;jsessionid=1/`
-            // becomes the dot segment `/./`; `bücher..` passes IDNA once its dots are gone):
-            // run the scheme rung and the rules again until the key is its own key.
-            for _ in 0..8 {
-                scratch.fired.clear();
-                scratch.after.clear();
-                rules.apply(&scratch.key, &mut scratch.after, &mut scratch.fired);
-                for rule in &scratch.fired {
-                    note(trace, "protocol", rule, &scratch.key, &scratch.after);
-                }
-                std::mem::swap(&mut scratch.key, &mut scratch.after);
-                let query_or_fragment = |r: &&str| {
-                    matches!(
-                        *r,
-                        "drop-params"
-                            | "keep-params"
-                            | "sort-params"
-                            | "drop-empty-query"
-                            | "drop-fragment"
-                    )
-                };
-                if scratch.fired.iter().all(query_or_fragment) {
-                    break;
-                }
-                let Ok(again) = IriRef::parse(&scratch.key) else {
-                    break;
-                };
-                scratch.after.clear();
-                self.write_key(&again, &mut scratch.after, &mut scratch.path, trace);
-                if scratch.after == scratch.key {
-                    break;
-                }
-                std::mem::swap(&mut scratch.key, &mut scratch.after);
-            }
-        }
-        if o.form == Form::Surt {
-            let start = out.len();
-            surt::write_surt(&scratch.key, o.surt_scheme, out);
-            note(trace, "record", "surt", &scratch.key, &out[start..]);
-        } else {
-            out.push_str(&scratch.key);
-        }
-        Ok(())
-    }
-
-    /// The percent-encoding policy of the syntax rung in the configured form.
-    fn policy(&self) -> Recode {
-        let iri = self.options.form == Form::Iri;
-        Recode {
-            decode_unreserved: true,
-            uppercase_hex: true,
-            encode_non_ascii: !iri,
-            decode_utf8: iri,
-            in_query: false,
-            lowercase: false,
-        }
-    }
-
-    /// Writes the key of a parsed, valid reference at the syntax or scheme rung.
-    fn write_key(
-        &self,
-        view: &IriRef<'_>,
-        out: &mut String,
-        path_scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) {
-        let o = &self.options;
-        let policy = self.policy();
-        let mut rule: Option<&SchemeRule> = None;
-
-        // scheme: case-insensitive, lowercase is canonical (RFC 3986 §3.1, §6.2.2.1).
-        if let Some(s) = view.scheme() {
-            let start = out.len();
-            out.extend(s.bytes().map(|b| b.to_ascii_lowercase() as char));
-            note(trace, "scheme", "case", s, &out[start..]);
-            if o.level >= Level::Scheme {
-                rule = scheme::lookup(&out[start..]);
-            }
-            out.push(':');
-        }
-
-        if view.authority().is_some() {
-            out.push_str("//");
-            if let Some(u) = view.userinfo() {
-                let start = out.len();
-                percent::recode(u, policy, out);
-                note(trace, "userinfo", "percent-encoding", u, &out[start..]);
-                out.push('@');
-            }
-            self.write_host(view, rule, policy, out, trace);
-            match view.port() {
-                None => {}
-                Some("") => note(trace, "port", "empty-port", ":", ""),
-                Some(p) => {
-                    let start = out.len();
-                    match rule {
-                        Some(r) => scheme::write_port(r, p, out),
-                        None => {
-                            out.push(':');
-                            out.push_str(p);
-                        }
-                    }
-                    if trace.is_some() {
-                        let before = format!(":{p}");
-                        let after = out[start..].to_owned();
-                        note(trace, "port", "default-port", &before, &after);
-                    }
-                }
-            }
-        }
-
-        self.write_path(view, rule, policy, out, path_scratch, trace);
-
-        if let Some(q) = view.query() {
-            out.push('?');
-            let start = out.len();
-            let p = Recode {
-                in_query: true,
-                ..policy
-            };
-            percent::recode(q, p, out);
-            note(trace, "query", "percent-encoding", q, &out[start..]);
-        }
-        if let Some(f) = view.fragment() {
-            if o.drop_fragment {
-                note(trace, "fragment", "drop-fragment", f, "");
-            } else {
-                out.push('#');
-                let start = out.len();
-                percent::recode(f, policy, out);
-                note(trace, "fragment", "percent-encoding", f, &out[start..]);
-            }
-        }
-    }
-
-    fn write_host(
-        &self,
-        view: &IriRef<'_>,
-        rule: Option<&SchemeRule>,
-        policy: Recode,
-        out: &mut String,
-        trace: &mut Tracer<'_>,
-    ) {
-        let h = view.host().unwrap_or("");
-        let start = out.len();
-        match view.host_kind() {
-            HostKind::RegName => {
-                let mut done = false;
-                if rule.is_some_and(|r| r.dns_host) {
-                    let form = match self.options.form {
-                        Form::Uri | Form::Surt => HostForm::Ascii,
-                        Form::Iri => HostForm::Unicode,
-                    };
-                    let ok = match form {
-                        HostForm::Ascii => host::dns_host(h, form, out).is_ok(),
-                        HostForm::Unicode => write_unicode_host(h, out),
-                    };
-                    if ok {
-                        note(trace, "host", "idna", h, &out[start..]);
-                        done = true;
-                    } else {
-                        let column = host_column(view);
-                        trace.warnings.push(Warning::new(
-                            WarningKind::Idna,
-                            column,
-                            "the host fails IDNA processing; its syntax form is kept",
-                        ));
-                    }
-                }
-                if !done {
-                    // RFC 3987 §5.3.2.1: only a host that is US-ASCII once decoded is
-                    // lowercased here; the scheme rung's IDNA handles the others.
-                    let p = Recode {
-                        lowercase: !percent::has_non_ascii(h),
-                        ..policy
-                    };
-                    percent::recode(h, p, out);
-                    note(trace, "host", "case and percent-encoding", h, &out[start..]);
-                }
-                if rule.is_some_and(|r| r.special == Special::File)
-                    && &out[start..] == "localhost"
-                    && view.userinfo().is_none()
-                    && view.port().map_or(true, str::is_empty)
-                {
-                    out.truncate(start);
-                    note(trace, "host", "file-localhost", "localhost", "");
-                }
-            }
-            HostKind::Ipv4 => out.push_str(h),
-            HostKind::Ipv6 => {
-                let inner = &h[1..h.len() - 1];
-                match (rule, host::parse_ipv6(inner)) {
-                    (Some(_), Some(addr)) => {
-                        out.push('[');
-                        host::write_ipv6_rfc5952(&addr, out);
-                        out.push(']');
-                        note(trace, "host", "ipv6-rfc5952", h, &out[start..]);
-                    }
-                    _ => {
-                        host::lowercase_ip_literal(h, out);
-                        note(trace, "host", "case", h, &out[start..]);
-                    }
-                }
-            }
-            HostKind::IpvFuture => {
-                host::lowercase_ip_literal(h, out);
-                note(trace, "host", "case", h, &out[start..]);
-            }
-        }
-    }
-
-    fn write_path(
-        &self,
-        view: &IriRef<'_>,
-        rule: Option<&SchemeRule>,
-        policy: Recode,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) {
-        let p = view.path();
-        let has_authority = view.authority().is_some();
-        let start = out.len();
-        // RFC 3986 §6.2.2.3 / §5.2.4: dot segments go from any path that resolution would
-        // clean; a relative-path reference keeps its dots (SPEC §3), since their meaning
-        // depends on the base.
-        let remove_dots = view.is_absolute() || has_authority || p.starts_with('/');
-        if remove_dots && may_hold_dot_segment(p) {
-            scratch.clear();
-            percent::recode(p, policy, scratch);
-            note(trace, "path", "percent-encoding", p, scratch);
-            path::remove_dot_segments(scratch, out);
-            note(trace, "path", "dot-segments", scratch, &out[start..]);
-        } else {
-            percent::recode(p, policy, out);
-            note(trace, "path", "percent-encoding", p, &out[start..]);
-        }
-        if !has_authority && out[start..].starts_with("//") {
-            // Without an authority, a path starting with "//" would be re-read as one.
-            out.insert_str(start, "/.");
-            note(
-                trace,
-                "path",
-                "authority-guard",
-                &out[start + 2..],
-                &out[start..],
+        if let Some(base) = &o.base {
+            let base_view = IriRef::parse(base)?;
+            resolved.clear();
+            resolve::resolve_components(
+                &base_view.components(),
+                &view.components(),
+                resolve::Resolution::Strict,
+                resolved,
             );
+            note(trace, "record", "resolve", view.as_str(), resolved);
+            return IriRef::parse(resolved);
         }
-        let Some(r) = rule else { return };
-        if has_authority && out.len() == start && r.empty_path_is_slash {
-            out.push('/');
-            note(trace, "path", "empty-path", "", "/");
+        if o.absolute {
+            return Err(Error::new(
+                ErrorKind::Relative,
+                1,
+                "relative reference (no scheme) and --absolute was given",
+            ));
         }
-        match r.special {
-            Special::Mailto => {
-                let before = trace.is_some().then(|| out[start..].to_owned());
-                scheme::lowercase_mailto_domains(out, start);
-                if let Some(b) = before {
-                    note(trace, "path", "mailto-domain", &b, &out[start..]);
-                }
-            }
-            Special::Urn => {
-                let before = trace.is_some().then(|| out[start..].to_owned());
-                scheme::lowercase_urn_nid(out, start);
-                if let Some(b) = before {
-                    note(trace, "path", "urn-nid", &b, &out[start..]);
-                }
-            }
-            Special::None | Special::File => {}
-        }
+        Ok(view)
     }
 }
 
-/// Appends the U-label form of a DNS host for the `iri` key, keeping the two key forms in
-/// the same equivalence classes (SPEC §5: `to_uri(key_iri(x)) == key_uri(x)`, where
-/// `to_uri` applies ToASCII to the host, RFC 3987 §3.1).
-///
-/// The U-label form is used only when it maps back to the host's A-label form; otherwise
-/// the A-label form itself is written (it is a valid `ireg-name`, and ToASCII leaves it
-/// as it is). That happens for an A-label whose decoding is itself a string that IDNA
-/// rejects, such as `xn--xn---epa`, which decodes to `xn--é`: a label that starts with
-/// `xn--` but is not ASCII (RFC 5891 §4.2.3.1 forbids `--` in the third and fourth
-/// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
-fn write_unicode_host(h: &str, out: &mut String) -> bool {
-    let start = out.len();
-    if host::dns_host(h, HostForm::Unicode, out).is_ok() {
-        if out[start..].is_ascii() {
-            return true;
-        }
-        let mut ascii = String::new();
-        let mut back = String::new();
-        if host::dns_host(h, HostForm::Ascii, &mut ascii).is_ok()
-            && host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok()
-            && ascii == back
-        {
-            return true;
-        }
-        out.truncate(start);
-    }
-    host::dns_host(h, HostForm::Ascii, out).is_ok()
-}
-
-/// The 1-based character column of the host in the text `view` was parsed from.
-fn host_column(view: &IriRef<'_>) -> usize {
+/// The string rung (RFC 3987 §5.3.1): the record itself, without its fragment when asked.
+fn write_string_rung(
+    view: &IriRef<'_>,
+    drop_fragment: bool,
+    out: &mut String,
+    trace: &mut Tracer<'_>,
+) {
     let text = view.as_str();
-    let at = view
-        .host()
-        .map_or(0, |h| h.as_ptr() as usize - text.as_ptr() as usize);
-    text[..at].chars().count() + 1
+    let end = match (drop_fragment, view.fragment()) {
+        (true, Some(f)) => text.len() - f.len() - 1,
+        _ => text.len(),
+    };
+    out.push_str(&text[..end]);
+    note(trace, "fragment", "drop-fragment", text, &text[..end]);
 }
 
-/// Whether a path may hold a `.` or `..` segment once unreserved characters are decoded.
-#[inline]
-fn may_hold_dot_segment(p: &str) -> bool {
-    let b = p.as_bytes();
-    memchr::memchr(b'.', b).is_some()
-        || memchr::memmem::find(b, b"%2E").is_some()
-        || memchr::memmem::find(b, b"%2e").is_some()
-}
-
-/// Appends the NFC of `text` to `out`, one run at a time between the ASCII characters that
-/// are not letters or digits and the `%XX` triplets, which are kept as they are: a combining
-/// mark never composes with a delimiter or a hex digit (`=` + U+0338 would become `≠`, a
-/// reserved character lost; `%CC` + U+0301 would become `%CĆ`).
-fn nfc_between_delimiters(text: &str, out: &mut String) {
-    let b = text.as_bytes();
-    let (mut run, mut i) = (0, 0);
-    while i < b.len() {
-        let keep = match b[i] {
-            b'%' => 3.min(b.len() - i),
-            c if c < 0x80 && !c.is_ascii_alphanumeric() => 1,
-            _ => 0,
-        };
-        if keep == 0 {
-            i += 1;
-            continue;
+/// The protocol rung (RFC 3987 §5.3.4) over the scheme-rung key in `b.key`. A host or path
+/// rule may leave what the scheme rung rewrites (`/.;jsessionid=1/` becomes the dot segment
+/// `/./`; `bücher..` passes IDNA once its dots are gone): the scheme rung and the rules run
+/// again until the key is its own key (at most 8 rounds).
+fn apply_rules(writer: &KeyWriter<'_>, rules: &Rules, b: &mut KeyBuffers, trace: &mut Tracer<'_>) {
+    for _ in 0..8 {
+        b.fired.clear();
+        b.after.clear();
+        rules.apply(&b.key, &mut b.after, &mut b.fired);
+        for rule in &b.fired {
+            note(trace, "protocol", rule.name(), &b.key, &b.after);
         }
-        nfc_run(&text[run..i], out);
-        out.push_str(&text[i..i + keep]);
-        i += keep;
-        run = i;
-    }
-    nfc_run(&text[run..], out);
-}
-
-/// Appends the NFC of `run` (no ASCII but letters and digits), or `run` itself when its NFC
-/// holds another ASCII character: U+037E is canonically `;` and U+1FEF a backtick, and NFC
-/// must not create a delimiter or a character that IRIs forbid.
-fn nfc_run(run: &str, out: &mut String) {
-    let start = out.len();
-    out.extend(run.nfc());
-    if out.as_bytes()[start..]
-        .iter()
-        .any(|&b| b < 0x80 && !b.is_ascii_alphanumeric())
-    {
-        out.truncate(start);
-        out.push_str(run);
+        std::mem::swap(&mut b.key, &mut b.after);
+        if b.fired.iter().all(|k| k.touches_only_query_or_fragment()) {
+            break;
+        }
+        let Ok(again) = IriRef::parse(&b.key) else {
+            break;
+        };
+        b.after.clear();
+        writer.write_key(&again, &mut b.after, &mut b.path, trace);
+        if b.after == b.key {
+            break;
+        }
+        std::mem::swap(&mut b.key, &mut b.after);
     }
 }
 
 /// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).
 pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
-    let n = Normalizer::new(Options {
-        level,
-        ..Options::default()
-    })?;
+    let n = Normalizer {
+        fast: FastPath::new(&Options::default().with_level(level)),
+        options: Options::default().with_level(level),
+    };
     Ok(n.normalize(a)? == n.normalize(b)?)
 }
 

@@ -91,6 +91,31 @@ pub struct Options {
     pub strict: bool,
 }
 
+/// The conditions the ladder and its fast path both follow, stated once.
+impl Options {
+    /// Whether `--nfc` is in force: from the syntax rung on (the string rung compares the
+    /// record as given, RFC 3987 §5.3.1). It can change only a record that stands for
+    /// non-ASCII text, raw or percent-encoded ([`crate::iri::percent::has_non_ascii`]).
+    #[inline]
+    pub(crate) fn applies_nfc(&self) -> bool {
+        self.nfc && self.level >= Level::Syntax
+    }
+
+    /// Whether the scheme table ([`crate::iri::scheme::SCHEMES`]) applies: from the scheme
+    /// rung on (RFC 3987 §5.3.3).
+    #[inline]
+    pub(crate) fn applies_scheme_rows(&self) -> bool {
+        self.level >= Level::Scheme
+    }
+
+    /// Whether the key of the scheme rung is rewritten once more: by the protocol rules, or
+    /// into the SURT form.
+    #[inline]
+    pub(crate) fn rewrites_after_scheme_rung(&self) -> bool {
+        (self.level == Level::Protocol && self.rules.is_some()) || self.form == Form::Surt
+    }
+}
+
 impl Level {
     /// The level of a command-line name ([`Level::name`]).
     pub fn from_name(name: &str) -> Option<Level> {
@@ -125,6 +150,8 @@ macro_rules! setters {
         }
     };
 }
+// For the engine's options (`stream::EngineOptions`), which only the `stream` feature builds.
+#[cfg(feature = "stream")]
 pub(crate) use setters;
 
 setters!(Options {

@@ -9,7 +9,6 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::iri::error::Error;
 use crate::ladder::protocol::Rules;
 use crate::ladder::{Form, Level, Normalizer, Options};
 
@@ -50,14 +49,15 @@ pub struct Settings {
     pub surt_scheme: bool,
 }
 
-/// Settings that cannot make a normalizer; its text is the command line's message.
+/// Options that cannot make a normalizer, given by name ([`Settings`]) or typed
+/// ([`Options`]); its text is the command line's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SettingsError {
     message: String,
 }
 
 impl SettingsError {
-    fn new(message: impl Into<String>) -> SettingsError {
+    pub(crate) fn new(message: impl Into<String>) -> SettingsError {
         SettingsError {
             message: message.into(),
         }
@@ -147,8 +147,7 @@ impl Normalizer {
     /// Builds a normalizer from settings given by name, with the command line's messages
     /// for settings that make no sense.
     pub fn from_settings(settings: &Settings) -> Result<Normalizer, SettingsError> {
-        let options = settings.to_options()?;
-        Normalizer::new(options).map_err(|e: Error| SettingsError::new(format!("--base: {e}")))
+        Normalizer::new(settings.to_options()?)
     }
 }
 
@@ -202,6 +201,21 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("uri, iri, surt"));
+    }
+
+    #[test]
+    fn typed_options_with_rules_below_the_protocol_rung_are_rejected() {
+        let rules = Some(Arc::new(Rules::profile("crawler").unwrap()));
+        let o = Options::default().with_rules(rules.clone());
+        let e = Normalizer::new(o).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--rules and --profile apply only at --level protocol"
+        );
+        let o = Options::default()
+            .with_rules(rules)
+            .with_level(Level::Protocol);
+        assert!(Normalizer::new(o).is_ok());
     }
 
     #[test]

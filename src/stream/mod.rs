@@ -1,19 +1,101 @@
 //! The stream engine (SPEC §8): every line of huge inputs through one operation, on all
 //! cores, in input order, in bounded memory.
 //!
-//! - [`engine`]: the reader, the workers and the ordered writer, and the [`Operation`] they
-//!   run;
-//! - [`input`]: opening inputs, with gzip and zstd detected by their magic bytes;
-//! - [`output`]: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics.
+//! [`Engine`] runs one [`Operation`] over every line of one or more inputs and writes one
+//! result per line, in input order, on all cores, in memory bounded by the chunk size and
+//! the number of threads, whatever the size of the input.
 //!
-//! The engine knows nothing of IRIs but the errors it reports; the ladder becomes an
-//! operation through the [`Operation`] implementation of [`crate::ladder::Normalizer`] in
-//! [`operation`].
+//! # How a run is organised
+//!
+//! ```text
+//!   reader thread ──work──▶ workers (rayon pool) ──done──▶ writer (the calling thread)
+//!        ▲                                                        │
+//!        └───────────────────── free chunks ◀─────────────────────┘
+//! ```
+//!
+//! 1. The **reader** fills a chunk (a reused buffer) with about `chunk_size` bytes that end
+//!    on a line boundary (the unfinished last line moves on to the next chunk) and numbers
+//!    it.
+//! 2. A **worker** validates the whole chunk as UTF-8 at once (falling back to one line at a
+//!    time only when that fails, so a bad line never affects its neighbours), prepares and
+//!    runs the operation on every record, and formats all the results into the chunk's one
+//!    output buffer, with the chunk's counts and first diagnostics.
+//! 3. The **writer** puts chunks back in sequence order, writes them, and hands each chunk
+//!    back to the reader for reuse.
+//!
+//! A fixed number of chunks exists (about `2 × threads + 2`, see [`chunks_in_flight`]) and
+//! every channel is bounded, so at most that many chunks of input and output are in memory
+//! at once. A line is never held whole once it is known to be longer than both the chunk
+//! size and `max_line_bytes`: the reader keeps its first [`TOO_LONG_PREFIX`] bytes, skips to
+//! the next line feed and passes the line on as a `too-long` record.
+//!
+//! Output appears a chunk at a time. For a live, line-at-a-time source (a terminal), a
+//! `chunk_size` of 1 makes every line go through as soon as its line feed is read.
+//!
+//! If any stage stops early (the output is closed, a record fails with [`OnError::Fail`],
+//! the operation panics), the others notice through their channels and a shared flag, and
+//! every thread ends before [`Engine::run`] returns. A reader blocked on a source that sends
+//! nothing is the one exception: it ends when its read returns.
+//!
+//! # Records (SPEC §2)
+//!
+//! A record is a line: the bytes up to a line feed, without it, and without one carriage
+//! return before it. The last line needs no line feed, and a final line feed does not start
+//! an empty record; an empty input has no records. A UTF-8 byte order mark at the start of
+//! each input is dropped. An empty line is a record (an invalid one: `empty`). A record of
+//! more than `max_line_bytes` bytes is invalid (`too-long`, column 0).
+//!
+//! Each raw record goes to [`Operation::apply_raw`]: by default it is prepared
+//! ([`crate::iri::repair::prepare`]: trimmed and repaired unless the run is strict), the
+//! operation applied, and the column of an error mapped back to the record as read
+//! ([`crate::iri::repair::original_column`]); the normalizer does the same through its own
+//! record entry point, so the engine itself knows nothing of repairs. Line numbers count
+//! from 1 in each input.
+//!
+//! An operation may first say that a record passes through ([`Operation::pass_through`]: it
+//! is valid, needs no repair and is its own result; the normalizer's fast path does this,
+//! finding the end of the line on the way). Such a record is written as it is, without being
+//! prepared or applied; in key output, a run of such lines is copied to the output in one
+//! go (SPEC §8).
+//!
+//! # Files, one concept each
+//!
+//! The layers point one way: `engine` uses the stages, the stages use the chunk and the
+//! settings, and nothing here is used by the ladder or the IRI core.
+//!
+//! - `engine`: [`Engine`], which sets up the channels and threads of a run and joins them;
+//! - `options`: [`EngineOptions`], [`OnError`] and [`chunks_in_flight`];
+//! - `error`: [`RunError`], why a run stopped;
+//! - `operation`: the [`Operation`] trait, for closures and for
+//!   [`crate::ladder::Normalizer`];
+//! - `progress`: [`Progress`], and the reader wrapper that reports to it;
+//! - `chunk`: the chunk that travels between the stages, and what a worker reports on it;
+//! - `reader`: cutting inputs into chunks of whole lines, and skipping too-long lines;
+//! - `worker`: the records of a chunk through the operation (and the fast path);
+//! - `writer`: chunks back in order, written with vectored writes;
+//! - `dedup`: key fingerprints for `unique` and `stats`;
+//! - [`input`]: opening inputs, with gzip and zstd detected by their magic bytes;
+//! - [`output`]: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics;
+//! - [`records`]: the same records one at a time, for consumers that do not need the engine.
 
-pub mod engine;
+mod chunk;
+mod dedup;
+mod engine;
+mod error;
 pub mod input;
 mod operation;
+mod options;
 pub mod output;
+mod progress;
+mod reader;
+pub mod records;
+mod worker;
+mod writer;
 
-pub use engine::{Engine, EngineOptions, OnError, Operation, Progress, RunError};
+pub use chunk::TOO_LONG_PREFIX;
+pub use engine::Engine;
+pub use error::RunError;
+pub use operation::Operation;
+pub use options::{chunks_in_flight, EngineOptions, OnError};
 pub use output::{OutputMode, Stats};
+pub use progress::Progress;

@@ -1,11 +1,112 @@
-//! The ladder as an engine operation: the [`Operation`] implementation of [`Normalizer`],
-//! which lets the engine copy canonical lines through (its fast path) and hands every other
-//! raw record to the normalizer's own record entry point.
+//! What the engine runs on every record (SPEC §8): the [`Operation`] trait, its
+//! implementation for closures, and the ladder as an operation: the implementation for
+//! [`Normalizer`], which lets the engine copy canonical lines through (its fast path) and
+//! hands every other raw record to the normalizer's own record entry point.
 
 use crate::iri::error::Error;
-use crate::iri::repair::Repair;
+use crate::iri::repair::{self, Repair};
 use crate::ladder::{Normalizer, Notes};
-use crate::stream::Operation;
+
+/// What the engine runs on every record: one of the library's operations (normalize, check,
+/// to-uri, to-iri, resolve), already configured.
+///
+/// The engine hands each record that [`Operation::pass_through`] did not take to
+/// [`Operation::apply_raw`], which prepares it (trims and repairs it, unless the run is
+/// strict: [`crate::iri::repair::prepare`]) and applies [`Operation::apply`] to the result. The
+/// normalizer replaces `apply_raw` with its own record entry point
+/// ([`Normalizer::normalize_record_into`](crate::ladder::Normalizer::normalize_record_into)),
+/// so that the command line and the library give the same key for the same line.
+pub trait Operation: Sync {
+    /// Appends the result for one prepared record to `out`.
+    ///
+    /// `record` holds no line terminator, is valid UTF-8, and was trimmed and repaired
+    /// unless the run is strict. On success the operation appends the record's result (its
+    /// key) to `out` and must not write a newline. On failure it may leave partial output in
+    /// `out`; the engine discards it.
+    fn apply(&self, record: &str, out: &mut String) -> Result<(), Error>;
+
+    /// Handles one raw record (no line terminator): `text` is the record as text when its
+    /// chunk is known to be valid UTF-8, and the engine has then asked
+    /// [`Operation::pass_through`] about it already. Repairs go to `notes`, and so do
+    /// warnings; an error's column points into `raw`.
+    ///
+    /// The default prepares the record under `repair`, asks `pass_through` about a record
+    /// the repairs changed (or one it has not seen), and otherwise calls
+    /// [`Operation::apply`].
+    fn apply_raw(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        let mut scratch = String::new();
+        let record = repair::prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
+        let seen = text.is_some_and(|t| t.as_ptr() == record.as_ptr() && t == record);
+        if !seen && self.pass_through(record) == Some(record.len()) {
+            out.push_str(record);
+            return Ok(());
+        }
+        self.apply(record, out).map_err(|mut error| {
+            if repair == Repair::Lenient {
+                // The operation saw the repaired record; point into the raw one.
+                error.column = repair::original_column(raw, error.column);
+            }
+            error
+        })
+    }
+
+    /// Whether the raw record at the start of `rest` passes through: is valid, needs no
+    /// repair, and is its own result. `rest` is valid UTF-8; the record is its text up to the
+    /// first line feed, or all of it, and more lines may follow. Returns the record's length
+    /// in bytes (without the line feed) when it passes; the engine then writes the record
+    /// itself, without preparing it or calling [`Operation::apply`] (SPEC §8: a line that
+    /// needs no change is copied through untouched).
+    ///
+    /// An implementation may return `Some(n)` only where `rest[..n]` is the whole record (it
+    /// is not empty and does not end in a carriage return, and `rest[n..]` is empty or starts
+    /// with a line feed or with a carriage return and a line feed),
+    /// [`crate::iri::repair::prepare`] (strict or not) would return it unchanged and without
+    /// repairs, and `apply` would then succeed and append exactly it. `None` is always
+    /// correct; it is the default.
+    #[inline]
+    fn pass_through(&self, rest: &str) -> Option<usize> {
+        let _ = rest;
+        None
+    }
+
+    /// [`Operation::pass_through`] for many lines at once: the length of the longest prefix
+    /// of `rest` made of whole lines that each pass through, are at most `max_line` bytes
+    /// long and end in a line feed alone (no carriage return), line feeds included; and how
+    /// many lines that is. The engine writes these lines as they are, and does not ask
+    /// about them again. `rest` is valid UTF-8 and starts a line.
+    ///
+    /// The default asks [`Operation::pass_through`] line by line; an implementation may
+    /// answer in a tighter loop, but must give the same answer.
+    fn pass_through_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        let b = rest.as_bytes();
+        let (mut at, mut lines) = (0, 0);
+        while let Some(n) = rest.get(at..).and_then(|r| self.pass_through(r)) {
+            let whole = n > 0 && n <= max_line && b.get(at + n) == Some(&b'\n');
+            if !whole || b[at + n - 1] == b'\r' {
+                break;
+            }
+            at += n + 1;
+            lines += 1;
+        }
+        (at, lines)
+    }
+}
+
+impl<F> Operation for F
+where
+    F: Fn(&str, &mut String) -> Result<(), Error> + Sync,
+{
+    fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
+        self(record, out)
+    }
+}
 
 /// The normalizer as an engine operation: records that the fast path accepts are copied
 /// through by the engine itself, before any repair or parsing.
@@ -36,5 +137,55 @@ impl Operation for Normalizer {
 
     fn pass_through_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
         self.canonical_lines(rest, max_line)
+    }
+}
+
+/// Operations for the engine's own tests.
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+    use crate::iri::error::ErrorKind;
+
+    pub(in crate::stream) fn upper(record: &str, out: &mut String) -> Result<(), Error> {
+        if let Some(i) = record.find('x') {
+            return Err(Error::at_byte(ErrorKind::Syntax, record, i, "x"));
+        }
+        out.push_str(&record.to_ascii_uppercase());
+        Ok(())
+    }
+
+    /// Keeps records of the letters `a`–`w` as they are (and passes them through);
+    /// uppercases the others (as `upper`, for which `x` is an error).
+    pub(in crate::stream) struct Lowercase;
+
+    impl Operation for Lowercase {
+        fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
+            if !record.is_empty() && record.chars().all(|c| matches!(c, 'a'..='w')) {
+                out.push_str(record);
+                return Ok(());
+            }
+            upper(record, out)
+        }
+
+        fn pass_through(&self, rest: &str) -> Option<usize> {
+            let n = rest
+                .find(|c: char| !matches!(c, 'a'..='w'))
+                .unwrap_or(rest.len());
+            let ok = n > 0 && (n == rest.len() || rest[n..].starts_with(['\n', '\r']));
+            ok.then_some(n)
+        }
+    }
+
+    #[test]
+    fn runs_of_lines_pass_through_by_default_line_by_line() {
+        let op = Lowercase;
+        assert_eq!(op.pass_through_lines("aa\nbb\ncc\n", 10), (9, 3));
+        assert_eq!(op.pass_through_lines("aa\nbb\r\ncc\n", 10), (3, 1));
+        assert_eq!(op.pass_through_lines("aa\nbb\ncc", 10), (6, 2));
+        assert_eq!(op.pass_through_lines("aa\nxx\nbb\n", 10), (3, 1));
+        assert_eq!(op.pass_through_lines("aa\nbbbb\ncc\n", 3), (3, 1));
+        assert_eq!(op.pass_through_lines("\naa\n", 10), (0, 0));
+        assert_eq!(op.pass_through_lines("", 10), (0, 0));
+        assert_eq!(upper.pass_through_lines("aa\n", 10), (0, 0));
     }
 }

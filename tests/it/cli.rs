@@ -136,6 +136,29 @@ fn explain_lists_the_steps() {
     assert!(out.trim_end().ends_with("= http://a/b"), "{out}");
 }
 
+/// `--explain` reads the records the engine reads (BOM dropped, gzip decoded,
+/// `--max-line-bytes` applied), shows the lenient repairs as a step, and shows a host that
+/// fails IDNA as a warning, not as a removal.
+#[test]
+fn explain_reads_records_as_the_engine_does() {
+    let input =
+        b"\xEF\xBB\xBFhttp://a/b c\nhttp://-b\xC3\xBCcher.example/\nhttp://a/0123456789abcdef\n";
+    let o = run(&["normalize", "--explain", "--max-line-bytes", "24"], input);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let blocks: Vec<&str> = out.split("\nhttp").collect();
+    assert_eq!(blocks.len(), 3, "{out}");
+    assert!(blocks[0].starts_with("http://a/b c\n"), "BOM kept: {out}");
+    assert!(blocks[0].contains("lenient-repairs"), "{out}");
+    assert!(blocks[0].contains("= http://a/b%20c"), "{out}");
+    assert!(blocks[1].contains("~ idna: column 8"), "{out}");
+    assert!(!blocks[1].contains("(removed)"), "{out}");
+    assert!(blocks[2].contains("! too-long"), "{out}");
+    // The same key as `normalize` gives for the line.
+    let o = run(&["normalize"], b"\xEF\xBB\xBFhttp://a/b c\n");
+    assert_eq!(stdout(&o), "http://a/b%20c\n");
+}
+
 #[test]
 fn conversions_and_resolution() {
     let o = run(&["to-uri"], "http://résumé.example.org/é\n".as_bytes());
@@ -195,6 +218,59 @@ fn compare_prints_the_lowest_rung() {
         ("different".into(), Some(1))
     );
     assert_eq!(cmp("http://[", "http://a/").1, Some(2));
+    // The lenient repairs of `normalize` apply.
+    assert_eq!(
+        cmp("http://a/b c", "http://a/b%20c"),
+        ("string".into(), Some(0))
+    );
+}
+
+/// `compare` takes the key options of `normalize`: the rules' rung is named, a lower
+/// `--level` stops the search there, and `--strict` turns the repairs off.
+#[test]
+fn compare_takes_the_key_options() {
+    let cmp = |args: &[&str]| {
+        let o = bin().arg("compare").args(args).output().unwrap();
+        (stdout(&o).trim().to_owned(), o.status.code())
+    };
+    let (a, b) = ("http://a/?utm_source=1", "http://a/");
+    assert_eq!(cmp(&[a, b]), ("different".into(), Some(1)));
+    assert_eq!(
+        cmp(&["--profile", "crawler", a, b]),
+        ("protocol".into(), Some(0))
+    );
+    let (a, b) = ("http://a", "http://a:80/");
+    assert_eq!(
+        cmp(&["--level", "syntax", a, b]),
+        ("different".into(), Some(1))
+    );
+    assert_eq!(
+        cmp(&["--strict", "http://a/b c", "http://a/b%20c"]).1,
+        Some(2)
+    );
+    let (a, b) = ("http://a/#x", "http://a/#y");
+    assert_eq!(cmp(&["--drop-fragment", a, b]), ("string".into(), Some(0)));
+    // Options that make no sense are a usage error.
+    assert_eq!(
+        cmp(&["--level", "scheme", "--profile", "crawler", a, b]).1,
+        Some(2)
+    );
+}
+
+/// A write error (a full disk) is an exit 2 with a message, never a panic.
+#[test]
+fn compare_into_a_full_device_exits_2() {
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        crate::common::skipped("cli::compare_into_a_full_device_exits_2", "no /dev/full");
+        return;
+    };
+    let o = bin()
+        .args(["compare", "http://a/", "http://a/"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("writing output"), "{}", stderr(&o));
 }
 
 #[test]

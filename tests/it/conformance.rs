@@ -98,7 +98,16 @@ fn run_rfc_case(case: &Value) -> Result<Option<String>, String> {
         "resolve" => {
             let base = case["base"].as_str().ok_or("no base")?;
             let strict = options["strict"].as_bool().unwrap_or(true);
-            resolve(input, base, strict).ok()
+            resolve(
+                input,
+                base,
+                if strict {
+                    irinorm::Resolution::Strict
+                } else {
+                    irinorm::Resolution::NonStrict
+                },
+            )
+            .ok()
         }
         "normalize-syntax" => {
             let form = if iri { Form::Iri } else { Form::Uri };

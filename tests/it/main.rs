@@ -7,6 +7,7 @@
 mod common;
 mod engine_common;
 
+mod architecture;
 mod cli;
 mod conformance;
 mod engine_differential;

@@ -876,7 +876,16 @@ fn crawler_key(input: &str, base: Option<&str>, strict: bool, rules: &Rules) -> 
             let b = IriRef::parse(b).ok()?;
             let r = IriRef::parse(input).ok()?;
             let mut out = String::new();
-            resolve_components(&b.components(), &r.components(), strict, &mut out);
+            resolve_components(
+                &b.components(),
+                &r.components(),
+                if strict {
+                    irinorm::Resolution::Strict
+                } else {
+                    irinorm::Resolution::NonStrict
+                },
+                &mut out,
+            );
             resolved = out;
             resolved.as_str()
         }

@@ -7,7 +7,16 @@ use irinorm::{to_iri, to_uri};
 
 /// RFC 3986 §5.2 resolution of `reference` against `base`, nothing normalized.
 fn resolve(reference: &str, base: &str, strict: bool) -> String {
-    irinorm::iri::resolve::resolve(reference, base, strict).unwrap()
+    irinorm::iri::resolve::resolve(
+        reference,
+        base,
+        if strict {
+            irinorm::Resolution::Strict
+        } else {
+            irinorm::Resolution::NonStrict
+        },
+    )
+    .unwrap()
 }
 
 fn key(level: Level, form: Form, s: &str) -> String {

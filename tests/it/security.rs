@@ -743,7 +743,7 @@ fn fuzz_nfc_never_composes_a_hex_digit_or_a_delimiter() {
 /// value of 16 or more, and that length was counted in bytes as the key writes them, so the
 /// uri key (`xn-%F0%9F%8D%A3`, 23 bytes) lost the parameter and the iri key (`xn-🍣`, 18) kept
 /// it: `to_uri(key_iri) != key_uri` (SPEC §5). The value stands for 15 octets: both keep it
-/// now. Fixed in src/protocol.rs
+/// now. Fixed in src/ladder/protocol/
 /// (`ValueCondition::holds`): a value's length is in octets, a `%XX` counting once.
 #[test]
 fn fuzz_protocol_value_length_is_the_same_in_both_forms() {

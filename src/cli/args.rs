@@ -1,0 +1,285 @@
+//! The command line's arguments (SPEC §6): the clap definitions, and their conversion to the
+//! library's settings ([`Settings`]) and engine options ([`EngineOptions`]).
+
+use std::io::{self, IsTerminal};
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use irinorm::iri::parse::Grammar;
+use irinorm::ladder::settings::{RulesText, Settings};
+use irinorm::stream::{EngineOptions, OnError, OutputMode};
+
+/// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
+#[derive(Parser, Debug)]
+#[command(name = "irinorm", version, about, long_about = None)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub(crate) enum Command {
+    /// Write the canonical key of every record (RFC 3987 §5.3 comparison ladder).
+    Normalize(NormalizeArgs),
+    /// Map IRIs to URIs (RFC 3987 §3.1), nothing else.
+    ToUri(ToUriArgs),
+    /// Convert URIs to IRIs (RFC 3987 §3.2), nothing else.
+    ToIri(SharedArgs),
+    /// Resolve references against a base (RFC 3986 §5.2), nothing normalized.
+    Resolve(ResolveArgs),
+    /// Check validity only, of each record exactly as written (no trimming or repairs);
+    /// exit 1 if any record is invalid.
+    Check(CheckArgs),
+    /// Print the lowest rung at which A and B are equivalent, or "different" (exit 1).
+    Compare(CompareArgs),
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum LevelArg {
+    String,
+    Syntax,
+    Scheme,
+    Protocol,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum FormArg {
+    Uri,
+    Iri,
+    Surt,
+}
+
+impl LevelArg {
+    /// The library's name of the level.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            LevelArg::String => "string",
+            LevelArg::Syntax => "syntax",
+            LevelArg::Scheme => "scheme",
+            LevelArg::Protocol => "protocol",
+        }
+    }
+}
+
+impl FormArg {
+    /// The library's name of the form.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            FormArg::Uri => "uri",
+            FormArg::Iri => "iri",
+            FormArg::Surt => "surt",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum OutputArg {
+    Key,
+    Tsv,
+    Jsonl,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum OnErrorArg {
+    Mark,
+    Skip,
+    Fail,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub(crate) enum GrammarArg {
+    IriReference,
+    Iri,
+    AbsoluteIri,
+    UriReference,
+    Uri,
+    AbsoluteUri,
+}
+
+impl GrammarArg {
+    /// The library's grammar.
+    pub(crate) fn grammar(self) -> Grammar {
+        match self {
+            GrammarArg::IriReference => Grammar::IriReference,
+            GrammarArg::Iri => Grammar::Iri,
+            GrammarArg::AbsoluteIri => Grammar::AbsoluteIri,
+            GrammarArg::UriReference => Grammar::UriReference,
+            GrammarArg::Uri => Grammar::Uri,
+            GrammarArg::AbsoluteUri => Grammar::AbsoluteUri,
+        }
+    }
+}
+
+/// Options shared by every line-oriented subcommand.
+#[derive(Args, Debug, Clone)]
+pub(crate) struct SharedArgs {
+    /// Input files (gzip and zstd detected by content); `-` or none means standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) files: Vec<PathBuf>,
+    /// What to write per record: the key alone, `input<TAB>key<TAB>error`, or JSON lines.
+    #[arg(long, value_enum, default_value = "key")]
+    pub(crate) output: OutputArg,
+    /// What to do with an invalid record: an empty line, nothing, or stop with exit 1.
+    #[arg(long, value_enum, default_value = "mark")]
+    pub(crate) on_error: OnErrorArg,
+    /// Worker threads (default: all cores).
+    #[arg(long, default_value_t = 0)]
+    pub(crate) threads: usize,
+    /// No trimming and no repairs: each record must be the exact IRI.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// Longest record in bytes; a longer line is an error record, never held whole.
+    #[arg(long, default_value_t = 1 << 20)]
+    pub(crate) max_line_bytes: usize,
+    /// Print statistics to standard error at the end.
+    #[arg(long)]
+    pub(crate) stats: bool,
+    /// Write only the first record of each key (128-bit fingerprints, ~16 bytes per key).
+    #[arg(long)]
+    pub(crate) unique: bool,
+    /// Diagnostics printed before the rest are only counted.
+    #[arg(long, default_value_t = 20)]
+    pub(crate) max_diagnostics: usize,
+    /// Chunk size in bytes (for tests and tuning).
+    #[arg(long, hide = true, default_value_t = 1 << 20)]
+    pub(crate) chunk_size: usize,
+}
+
+/// The key options, shared by `normalize` and `compare`.
+#[derive(Args, Debug)]
+pub(crate) struct KeyArgs {
+    /// The rung of the comparison ladder [default: scheme, or protocol with --rules or
+    /// --profile].
+    #[arg(long, value_enum)]
+    pub(crate) level: Option<LevelArg>,
+    /// The form of the key.
+    #[arg(long, value_enum, default_value = "uri")]
+    pub(crate) form: FormArg,
+    /// Remove the fragment (RFC 3987 §5.1).
+    #[arg(long)]
+    pub(crate) drop_fragment: bool,
+    /// Apply Unicode NFC first (RFC 3987 §3.1 step 1; off by default per §5.3.2.2).
+    #[arg(long)]
+    pub(crate) nfc: bool,
+    /// Resolve relative references against this absolute IRI first.
+    #[arg(long, value_name = "IRI")]
+    pub(crate) base: Option<String>,
+    /// Reject relative references instead of normalizing them alone.
+    #[arg(long)]
+    pub(crate) absolute: bool,
+    /// Protocol-rung rules from a TOML file (see docs/protocol.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
+    pub(crate) rules: Option<PathBuf>,
+    /// A built-in versioned rule profile: `crawler` (the newest) or `crawler@1`.
+    #[arg(long, value_name = "NAME")]
+    pub(crate) profile: Option<String>,
+    /// With --form surt, write the scheme too (`http://(com,example,)/`).
+    #[arg(long)]
+    pub(crate) surt_scheme: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct NormalizeArgs {
+    #[command(flatten)]
+    pub(crate) key: KeyArgs,
+    /// For each record, print the steps that changed it (sequential, human-readable).
+    #[arg(long)]
+    pub(crate) explain: bool,
+    #[command(flatten)]
+    pub(crate) shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ToUriArgs {
+    /// Also convert non-ASCII DNS host names to A-labels (the optional ToASCII of §3.1).
+    #[arg(long)]
+    pub(crate) ascii_host: bool,
+    #[command(flatten)]
+    pub(crate) shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct ResolveArgs {
+    /// The absolute base IRI.
+    #[arg(long, value_name = "IRI")]
+    pub(crate) base: String,
+    /// Non-strict resolution: a scheme equal to the base's is ignored (RFC 3986 §5.2.2).
+    #[arg(long)]
+    pub(crate) non_strict: bool,
+    #[command(flatten)]
+    pub(crate) shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CheckArgs {
+    /// The production each record must match.
+    #[arg(long, value_enum, default_value = "iri-reference")]
+    pub(crate) grammar: GrammarArg,
+    #[command(flatten)]
+    pub(crate) shared: SharedArgs,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CompareArgs {
+    /// The first IRI.
+    pub(crate) a: String,
+    /// The second IRI.
+    pub(crate) b: String,
+    #[command(flatten)]
+    pub(crate) key: KeyArgs,
+    /// No trimming and no repairs: each record must be the exact IRI.
+    #[arg(long)]
+    pub(crate) strict: bool,
+}
+
+/// The key options as library [`Settings`] (a rules file is read here).
+pub(crate) fn key_settings(a: &KeyArgs, strict: bool) -> Result<Settings, String> {
+    let rules = match &a.rules {
+        None => None,
+        Some(path) => Some(RulesText {
+            origin: path.display().to_string(),
+            text: std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
+        }),
+    };
+    let mut s = Settings::default();
+    s.level = a.level.map(|l| l.name().to_owned());
+    s.form = Some(a.form.name().to_owned());
+    s.profile = a.profile.clone();
+    s.rules = rules;
+    s.drop_fragment = a.drop_fragment;
+    s.nfc = a.nfc;
+    s.base = a.base.clone();
+    s.strict = strict;
+    s.absolute = a.absolute;
+    s.surt_scheme = a.surt_scheme;
+    Ok(s)
+}
+
+pub(crate) fn engine_options(shared: &SharedArgs) -> EngineOptions {
+    // Someone typing at a terminal wants each key as soon as the line is entered; the
+    // engine passes a line on as soon as a chunk is full, so make a chunk one byte.
+    let interactive = io::stdin().is_terminal()
+        && (shared.files.is_empty() || shared.files.iter().any(|f| f.as_os_str() == "-"));
+    EngineOptions::default()
+        .with_threads(shared.threads)
+        .with_chunk_size(if interactive {
+            1
+        } else {
+            shared.chunk_size.max(1)
+        })
+        .with_output(match shared.output {
+            OutputArg::Key => OutputMode::Key,
+            OutputArg::Tsv => OutputMode::Tsv,
+            OutputArg::Jsonl => OutputMode::Jsonl,
+        })
+        .with_on_error(match shared.on_error {
+            OnErrorArg::Mark => OnError::Mark,
+            OnErrorArg::Skip => OnError::Skip,
+            OnErrorArg::Fail => OnError::Fail,
+        })
+        .with_strict(shared.strict)
+        .with_max_line_bytes(shared.max_line_bytes.max(1))
+        .with_unique(shared.unique)
+        .with_stats(shared.stats)
+        .with_max_diagnostics(shared.max_diagnostics)
+}

@@ -1,0 +1,62 @@
+//! What a backend computes: a block of 16 or 32 bytes of a record as bit masks, one bit per
+//! byte ([`TailMasks`] for a path, query or fragment, [`HostMasks`] for a host), behind the
+//! one trait every backend implements ([`Blocks`]).
+//!
+//! The scan ([`super::tail`], [`super::authority`]) is written once, generic over
+//! [`Blocks`]; a backend only turns bytes into masks. Every backend gives exactly the masks
+//! of the portable one ([`super::scalar`]) for the same bytes, which its tests check.
+
+/// What each byte of a block (16 or 32 bytes) of a path, query or fragment is: bit `k` of
+/// a field describes byte `k`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct TailMasks {
+    /// Bytes that no component allows raw: controls (the line feed too), space, the
+    /// printable characters URIs forbid, `[`, `]`, DEL.
+    pub(super) bad: u32,
+    /// `%`, `#` and the bytes of non-ASCII characters: less common, looked at again one by
+    /// one when a record holds them.
+    pub(super) rare: u32,
+    /// `.`.
+    pub(super) dot: u32,
+    /// `/`.
+    pub(super) slash: u32,
+}
+
+/// What each byte of a block (16 or 32 bytes) of an authority is (bit `k` for byte `k`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct HostMasks {
+    /// `.`.
+    pub(super) dot: u32,
+    /// `-`.
+    pub(super) hyphen: u32,
+    /// Bytes other than `a-z`, `0-9`, `-` and `.`.
+    pub(super) not_ldh: u32,
+}
+
+/// How blocks of a record become masks: the width of a block, and the code that computes
+/// its masks. Every backend gives the masks of the portable reference
+/// ([`super::scalar::tail_masks`], [`super::scalar::tail_special`],
+/// [`super::scalar::host_masks`]) for the same bytes. A value of the type is the
+/// permission to run its code (see `avx2::Avx2`).
+pub(super) trait Blocks: Copy {
+    /// Bytes per block: 16 or 32 (the masks are `u32`).
+    const WIDTH: usize;
+    /// `bad | rare | dot` of the [`TailMasks`] of the block of `b` at `i`: the bytes that
+    /// are more than ordinary characters (most blocks have none). Past the end of `b`, the
+    /// block reads line feeds ([`padded`]).
+    fn tail_special(self, b: &[u8], i: usize) -> u32;
+    /// The [`TailMasks`] of the block of `b` at `i`.
+    fn tail_masks(self, b: &[u8], i: usize) -> TailMasks;
+    /// The [`HostMasks`] of the block of `b` at `i`.
+    fn host_masks(self, b: &[u8], i: usize) -> HostMasks;
+}
+
+/// The `N` bytes of `b` from `i` where the text runs out before their end: the rest of the
+/// text, then line feeds (which end any record).
+#[inline(always)]
+pub(super) fn padded<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    let mut c = [b'\n'; N];
+    let rest = &b[i.min(b.len())..];
+    c[..rest.len()].copy_from_slice(rest);
+    c
+}

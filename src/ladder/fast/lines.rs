@@ -1,0 +1,58 @@
+//! The run-of-lines scan: [`FastPath::accepts_line`](super::FastPath::accepts_line) over as
+//! many lines as pass in a row, in one loop, so that a run of canonical lines costs the
+//! engine one call ([`crate::stream::Operation::pass_through_lines`]).
+
+use super::blocks::Blocks;
+use super::{FastPath, Task};
+
+/// The task of [`FastPath::accepts_lines`]: the run of lines at the start of `rest`.
+pub(super) struct Lines<'a> {
+    pub(super) fast: &'a FastPath,
+    pub(super) rest: &'a str,
+    pub(super) max_line: usize,
+}
+
+impl Task for Lines<'_> {
+    type Output = (usize, u64);
+
+    #[inline(always)]
+    fn run<L: Blocks>(self, lanes: L) -> (usize, u64) {
+        self.fast.lines_with(lanes, self.rest, self.max_line)
+    }
+}
+
+impl FastPath {
+    /// The body of [`FastPath::accepts_lines`], with the masks of `lanes`.
+    #[inline(always)]
+    fn lines_with<L: Blocks>(&self, lanes: L, rest: &str, max_line: usize) -> (usize, u64) {
+        let (mut at, mut lines) = (0, 0);
+        let b = rest.as_bytes();
+        // `at` follows a line feed, so slicing there is on a char boundary.
+        while let Some(line) = rest.get(at..) {
+            match self.scan_with(lanes, line) {
+                Some(n) if n <= max_line && b.get(at + n) == Some(&b'\n') => {
+                    at += n + 1;
+                    lines += 1;
+                }
+                _ => break,
+            }
+        }
+        (at, lines)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ladder::fast::{testkit, Backend};
+
+    #[test]
+    fn runs_of_lines_are_what_line_by_line_gives() {
+        testkit::runs_of_lines_are_what_line_by_line_gives(Backend::detect());
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn runs_of_lines_with_the_portable_backend() {
+        testkit::runs_of_lines_are_what_line_by_line_gives(Backend::Scalar);
+    }
+}

@@ -1,0 +1,362 @@
+//! The fast path of the normalizer (SPEC §8): deciding cheaply that a record is already its
+//! own key, so it can be copied through without parsing or rewriting.
+//!
+//! Most records of a crawl or a log are already canonical at the configured rung: a
+//! lowercase scheme and host, no default port, uppercase hex in percent-encodings that must
+//! stay, no dot segments. [`FastPath::accepts`] recognizes such records with one pass over
+//! them, and says `true` only where the full ladder ([`crate::ladder::Normalizer`] with
+//! the fast path off) would give back exactly the same bytes, without an error, a repair or
+//! a warning. Whenever it is in doubt it says `false`, and the full ladder runs; that is
+//! also how every error is produced, so the fast path never has to reproduce one.
+//! [`FastPath::accepts_line`] does the same for the record at the start of a chunk of
+//! lines, finding where it ends on the way, so the engine needs no separate search for the
+//! line feed (SPEC §8).
+//!
+//! What sends a record to the full ladder:
+//! - anything the lenient repairs would change (a space or another character URIs forbid, a
+//!   `%` without two hex digits), a control character (a carriage return too, unless it is
+//!   the one before the line feed), `[` or `]`, a second `#`, an empty record;
+//! - options whose work this path does not do: a base, protocol rules, the SURT form, a
+//!   fragment with `--drop-fragment`, a relative reference with `--absolute`; with `--nfc`,
+//!   any non-ASCII text, raw or percent-encoded;
+//! - in the scheme (from the syntax rung on): an uppercase letter;
+//! - in the authority: userinfo, an IP literal, a `%`, non-ASCII, an uppercase letter, an
+//!   empty port;
+//! - for schemes with a row in the scheme table (scheme rung), what the row says, decided
+//!   per row in one place ([`scheme::FastScheme::of`]): a port the row writes otherwise
+//!   (the default port, leading zeros), for DNS hosts a host that is not a plain lowercase
+//!   LDH name (IDNA could change it, or fail and warn: `xn--` labels and `--` in the third
+//!   and fourth position included), `localhost` where the row drops it (`file`), an empty
+//!   path where the row says it means `/`, and every record of a row whose special rule
+//!   rewrites its path (`mailto:`, `urn:`);
+//! - in the path, query and fragment: a percent-encoding the rung rewrites (lowercase hex,
+//!   an unreserved octet, and in the `iri` form any octet `%80`–`%FF`), a dot segment in a
+//!   path whose dots are removed, and raw non-ASCII in the `uri` form.
+//!
+//! The scan takes the path, query and fragment (and a DNS host) a block at a time (16 bytes,
+//! or 32 with AVX2): a block becomes a few bit masks, one bit per byte (the bytes no component allows raw, `.`,
+//! `/`, and the rarer `%`, `#` and non-ASCII together; for hosts, `.`, `-` and the bytes
+//! outside `a-z 0-9 - .`), and bit operations on the masks answer the questions: where the
+//! record ends (the first disallowed byte must be its line feed), where the host ends (the
+//! first byte outside `a-z 0-9 - .` must end the authority or start a port), whether a `.`
+//! follows a `/` (a possible dot segment, checked exactly then), whether a host label is
+//! empty or starts or ends with a hyphen. On x86_64 the masks come from SSE2 compares (part
+//! of the x86_64 baseline); elsewhere, and as the reference they are tested against, from
+//! a plain loop over the bytes. The rarer classes (`%`, `#`, non-ASCII, a dot segment) are
+//! looked at again, byte by byte, only when the masks say the record holds them.
+//! [`FastPath::accepts_lines`] runs the scan over many lines in one loop, so that a run of
+//! canonical lines costs the engine one call.
+//!
+//! # Layout
+//!
+//! The scan is written once, generic over a backend ([`blocks::Blocks`]: a block of bytes
+//! as masks); each backend is a module beside the portable one, and the backend is chosen
+//! in one place, [`Backend`]:
+//! - [`blocks`]: the masks and the trait every backend implements;
+//! - [`scalar`]: the portable backend, the reference the others are tested against;
+//! - `vector`, `sse2`, `avx2` (x86_64): the SIMD masks written once over a few vector
+//!   operations, and the two backends that supply them (AVX2 only behind the token that
+//!   runtime detection makes);
+//! - [`scheme`]: the record's scheme, and the per-row decision of the scheme table;
+//! - [`authority`]: hosts and ports; [`tail`]: the path, query and fragment;
+//! - [`lines`]: the run-of-lines scan.
+//!
+//! The rules come from the ladder's own table and helpers ([`crate::iri::scheme`]: rows and
+//! ports; [`crate::iri::chars`], [`crate::iri::percent`]: character classes, triplets,
+//! what the iri form may hold raw; [`crate::iri::host`]: LDH hosts; [`crate::iri::path`]:
+//! dot segments) and from the conditions on [`Options`] that the ladder asks too
+//! (`applies_nfc`, `applies_scheme_rows`, `rewrites_after_scheme_rung`). What is left here
+//! is the byte classes the masks are made of, tested against those helpers.
+
+mod authority;
+mod blocks;
+mod lines;
+#[cfg(any(test, not(target_arch = "x86_64")))]
+mod scalar;
+mod scheme;
+mod tail;
+#[cfg(test)]
+mod testkit;
+
+#[cfg(target_arch = "x86_64")]
+mod avx2;
+#[cfg(target_arch = "x86_64")]
+mod sse2;
+#[cfg(target_arch = "x86_64")]
+mod vector;
+
+use crate::iri::scheme::SchemeRule;
+use crate::ladder::{Form, Level, Options};
+use blocks::Blocks;
+use scheme::FastScheme;
+
+/// Work done with the masks of one backend ([`Backend::run`] picks it).
+trait Task {
+    /// What the work gives.
+    type Output;
+    /// Does the work with the masks of `lanes`.
+    fn run<L: Blocks>(self, lanes: L) -> Self::Output;
+}
+
+/// The backend that computes the masks: the one place it is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Backend {
+    /// AVX2, 32 bytes a block, where the processor has it.
+    #[cfg(target_arch = "x86_64")]
+    Avx2(avx2::Avx2),
+    /// SSE2, 16 bytes a block: every x86_64 processor has it.
+    #[cfg(target_arch = "x86_64")]
+    Sse2,
+    /// The portable backend: elsewhere, and as the reference in tests.
+    #[cfg(any(test, not(target_arch = "x86_64")))]
+    Scalar,
+}
+
+impl Backend {
+    /// The fastest backend this processor has.
+    fn detect() -> Backend {
+        #[cfg(target_arch = "x86_64")]
+        {
+            match avx2::Avx2::detect() {
+                Some(lanes) => Backend::Avx2(lanes),
+                None => Backend::Sse2,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        Backend::Scalar
+    }
+
+    /// Runs `task` with this backend.
+    #[inline(always)]
+    fn run<T: Task>(self, task: T) -> T::Output {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(lanes) => lanes.run(task),
+            #[cfg(target_arch = "x86_64")]
+            Backend::Sse2 => task.run(sse2::Sse2),
+            #[cfg(any(test, not(target_arch = "x86_64")))]
+            Backend::Scalar => task.run(scalar::Scalar),
+        }
+    }
+}
+
+/// The task of [`FastPath::accepts_line`]: the record at the start of `s`.
+struct Line<'a> {
+    fast: &'a FastPath,
+    s: &'a str,
+}
+
+impl Task for Line<'_> {
+    type Output = Option<usize>;
+
+    #[inline(always)]
+    fn run<L: Blocks>(self, lanes: L) -> Option<usize> {
+        self.fast.scan_with(lanes, self.s)
+    }
+}
+
+/// The fast path of one configured normalizer: what it may copy through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FastPath {
+    /// False when an option needs work the fast path does not do (base, rules, SURT).
+    enabled: bool,
+    /// The `string` rung: only validity matters.
+    string_level: bool,
+    /// The scheme table applies ([`Options::applies_scheme_rows`]).
+    scheme_rows: bool,
+    /// The `iri` form.
+    iri: bool,
+    drop_fragment: bool,
+    /// NFC is in force ([`Options::applies_nfc`]).
+    nfc: bool,
+    absolute: bool,
+    /// The rows of `http`, `https` and `file`, if the table applies, to answer the most
+    /// common schemes without a lookup.
+    http: Option<&'static SchemeRule>,
+    https: Option<&'static SchemeRule>,
+    file: Option<&'static SchemeRule>,
+
+    /// The bits of the authority's byte classes that a host without a DNS rule must not
+    /// have.
+    host_mask: u8,
+    /// The backend of the masks.
+    backend: Backend,
+}
+
+impl FastPath {
+    /// The fast path for a normalizer built with `o`.
+    pub(crate) fn new(o: &Options) -> FastPath {
+        let scheme_rows = o.applies_scheme_rows();
+        let row = |name| FastPath::row_of(scheme_rows, name);
+        let (http, https, file) = (row("http"), row("https"), row("file"));
+        // The scan takes the records of these three rows without asking for their
+        // decisions again: should one of them ever send its records to the full ladder,
+        // the fast path is off.
+        let shortcuts = [http, https, file]
+            .into_iter()
+            .flatten()
+            .all(|r| FastScheme::of(r) != FastScheme::Ladder);
+        FastPath {
+            enabled: o.base.is_none() && !o.rewrites_after_scheme_rung() && shortcuts,
+            string_level: o.level == Level::String,
+            scheme_rows,
+            iri: o.form == Form::Iri,
+            drop_fragment: o.drop_fragment,
+            nfc: o.applies_nfc(),
+            absolute: o.absolute,
+            http,
+            https,
+            file,
+            host_mask: if o.level == Level::String {
+                authority::H_NOT_STRING
+            } else {
+                authority::H_NOT_LOWER_REG
+            },
+            backend: Backend::detect(),
+        }
+    }
+
+    /// The fast path turned off: [`FastPath::accepts`] always says `false`.
+    pub(crate) fn off(self) -> FastPath {
+        FastPath {
+            enabled: false,
+            ..self
+        }
+    }
+
+    /// Whether `s` is valid and is its own key: the full ladder would append exactly `s`,
+    /// with no error and no warning. Also implies that the lenient repairs of a raw line
+    /// (trimming, percent-encoding forbidden characters, `%25` for a stray `%`) would leave
+    /// `s` as it is. `false` means only "not known", never "invalid".
+    #[inline]
+    pub(crate) fn accepts(&self, s: &str) -> bool {
+        self.accepts_line(s) == Some(s.len())
+    }
+
+    /// [`FastPath::accepts`] for the record at the start of `rest`, which ends at the first
+    /// line feed (or at the end of `rest`), without one carriage return before the line
+    /// feed: its length, if it passes. `rest[len..]` then is empty or starts with `\n` or
+    /// `\r\n`.
+    #[inline]
+    pub(crate) fn accepts_line(&self, rest: &str) -> Option<usize> {
+        if !self.enabled {
+            return None;
+        }
+        let len = self.backend.run(Line {
+            fast: self,
+            s: rest,
+        })?;
+        if len >= u32::MAX as usize {
+            return None;
+        }
+        Some(len)
+    }
+
+    /// [`FastPath::accepts_line`] for as many lines as pass in a row: the length of the
+    /// longest prefix of `rest` made of lines that pass, are at most `max_line` bytes long
+    /// and end in a line feed alone (not CRLF), line feeds included, and how many lines
+    /// that is (the engine's `Operation::pass_through_lines`).
+    pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        if !self.enabled {
+            return (0, 0);
+        }
+        self.backend.run(lines::Lines {
+            fast: self,
+            rest,
+            max_line,
+        })
+    }
+
+    /// Whether the record at the start of `s` passes, with the masks of `lanes`: its length
+    /// if so (see [`FastPath::accepts_line`]).
+    #[inline(always)]
+    fn scan_with<L: Blocks>(&self, lanes: L, s: &str) -> Option<usize> {
+        let b = s.as_bytes();
+        if matches!(b.first(), None | Some(b'\n')) {
+            // An empty record is an error.
+            return None;
+        }
+        // Scheme, then authority (RFC 3986 §3.2: "//" up to the next / ? #), then path,
+        // query and fragment up to the end of the record.
+        let head = self.head(s)?;
+        let mut pos = head.pos;
+        let has_authority = b[pos..].starts_with(b"//");
+        if has_authority {
+            pos = self.authority(lanes, b, pos + 2, head.row)?;
+        }
+        let tail = tail::scan_tail(lanes, b, pos)?;
+        if !self.tail_ok(s, pos, tail, head.absolute, has_authority) {
+            return None;
+        }
+        Some(tail.end)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_end_at_a_line_feed() {
+        let f = FastPath::new(&Options::default());
+        assert_eq!(f.accepts_line("http://a/b\nHTTP://x"), Some(10));
+        assert_eq!(f.accepts_line("foo://a\nb"), Some(7));
+        assert_eq!(f.accepts_line("http://a\n/b"), None);
+        assert_eq!(f.accepts_line("http://a/b\r\nx"), Some(10));
+        assert_eq!(f.accepts_line("http://a/b\rx"), None);
+        assert_eq!(f.accepts_line("http://a/b\r"), None);
+        assert_eq!(f.accepts_line("http://a/b\r\r\n"), None);
+        assert_eq!(f.accepts_line("a\r\n"), Some(1));
+        assert!(!f.accepts("http://a/b\r"));
+        assert_eq!(f.accepts_line("\nhttp://a/"), None);
+        assert_eq!(f.accepts_line("a/b\nc:d"), Some(3));
+        assert_eq!(f.accepts_line("ab\nc:d"), Some(2));
+        assert_eq!(
+            f.accepts_line("http://a/b/c/d/e/f/g/h/i/j/k/l/m\n/./"),
+            Some(32)
+        );
+        assert!(!f.accepts("http://a/b\n"));
+        assert!(f.accepts("http://a/b"));
+        assert!(!f.off().accepts("http://a/b"));
+    }
+
+    #[test]
+    fn every_backend_gives_the_same_answers() {
+        let records = [
+            "http://example.com/a/b?c#d",
+            "https://example.com:8443/%20/\u{e9}",
+            "file:///etc/x",
+            "foo://Example.com/",
+            "http://a/./b",
+            "ws://example.com:80/",
+        ];
+        for options in [
+            Options::default(),
+            Options::default().with_form(Form::Iri),
+            Options::default().with_level(Level::String),
+        ] {
+            let detected = FastPath::new(&options);
+            let scalar = FastPath {
+                backend: Backend::Scalar,
+                ..detected
+            };
+            for r in records {
+                assert_eq!(detected.accepts_line(r), scalar.accepts_line(r), "{r}");
+            }
+        }
+    }
+
+    #[test]
+    fn options_the_fast_path_leaves_to_the_ladder() {
+        let on = |o: Options| FastPath::new(&o).accepts("http://example.com/");
+        assert!(on(Options::default()));
+        assert!(!on(Options::default().with_form(Form::Surt)));
+        assert!(!on(Options::default().with_base(Some("http://a/".into()))));
+        let rules = crate::ladder::Rules::default();
+        let protocol = Options::default()
+            .with_level(Level::Protocol)
+            .with_rules(Some(std::sync::Arc::new(rules)));
+        assert!(!on(protocol));
+        assert!(on(Options::default().with_level(Level::Protocol)));
+    }
+}

@@ -1,0 +1,98 @@
+//! The portable backend: the masks of [`super::blocks`] one byte at a time. It is the
+//! reference every SIMD backend is tested against, and the backend of processors without
+//! one.
+
+use super::blocks::{Blocks, HostMasks, TailMasks};
+
+/// Whether byte `b` is one that no path, query or fragment allows raw.
+pub(super) const fn is_bad(b: u8) -> bool {
+    b < 0x21
+        || matches!(
+            b,
+            b'"' | b'<' | b'>' | b'[' | b'\\' | b']' | b'^' | b'`' | b'{' | b'|' | b'}' | 0x7f
+        )
+}
+
+/// [`TailMasks`] of a block of up to 32 bytes.
+pub(super) fn tail_masks(c: &[u8]) -> TailMasks {
+    let mut m = TailMasks::default();
+    for (k, &b) in c.iter().enumerate() {
+        let bit = |yes: bool| u32::from(yes) << k;
+        m.bad |= bit(b < 0x80 && is_bad(b));
+        m.rare |= bit(b == b'%' || b == b'#' || b >= 0x80);
+        m.dot |= bit(b == b'.');
+        m.slash |= bit(b == b'/');
+    }
+    m
+}
+
+/// The bytes of a block of a path, query or fragment that are more than ordinary
+/// characters: `bad | rare | dot` of its [`TailMasks`].
+pub(super) fn tail_special(c: &[u8]) -> u32 {
+    let m = tail_masks(c);
+    m.bad | m.rare | m.dot
+}
+
+/// [`HostMasks`] of a block of up to 32 bytes.
+pub(super) fn host_masks(c: &[u8]) -> HostMasks {
+    let mut m = HostMasks::default();
+    for (k, &b) in c.iter().enumerate() {
+        let bit = |yes: bool| u32::from(yes) << k;
+        m.dot |= bit(b == b'.');
+        m.hyphen |= bit(b == b'-');
+        m.not_ldh |= bit(!(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'));
+    }
+    m
+}
+
+/// The `N` bytes of `b` from `i`; past the end of `b`, line feeds (which end any record).
+#[inline(always)]
+fn block<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
+    match b.get(i..i + N) {
+        Some(c) => c.try_into().expect("N bytes"),
+        None => super::blocks::padded(b, i),
+    }
+}
+
+/// The portable backend, 16 bytes a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Scalar;
+
+impl Blocks for Scalar {
+    const WIDTH: usize = 16;
+
+    fn tail_special(self, b: &[u8], i: usize) -> u32 {
+        tail_special(&block::<16>(b, i))
+    }
+
+    fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
+        tail_masks(&block::<16>(b, i))
+    }
+
+    fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
+        host_masks(&block::<16>(b, i))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iri::chars;
+    use crate::ladder::fast::testkit;
+
+    #[test]
+    fn bad_bytes_are_those_no_component_allows() {
+        for b in 0..0x80u8 {
+            let allowed = chars::is(b, chars::UNRESERVED | chars::SUB_DELIM)
+                || matches!(b, b':' | b'@' | b'/' | b'?' | b'%' | b'#');
+            assert_eq!(is_bad(b), !allowed, "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn padded_blocks_are_the_reference_at_the_end_of_the_text() {
+        testkit::blocks_agree_with_the_scalar_reference(Scalar);
+        testkit::tail_scans_agree_with_the_reference(Scalar);
+        testkit::dns_authorities_agree_with_the_full_host_check(Scalar);
+    }
+}

@@ -1,0 +1,97 @@
+//! The masks of [`super::blocks`] from a handful of vector operations, written once for
+//! every SIMD backend: a backend ([`super::sse2`], [`super::avx2`]) only says what the
+//! operations are on its registers ([`Vector`]).
+
+use super::blocks::{HostMasks, TailMasks};
+
+/// The few vector operations the SIMD masks are made of, on the 16 bytes of an SSE2 register
+/// or the 32 of an AVX2 one.
+pub(super) trait Vector: Copy {
+    /// Bytes per vector.
+    const WIDTH: usize;
+    /// The block of `b` at `i` (see [`super::blocks::padded`] for the end of the text).
+    fn load(b: &[u8], i: usize) -> Self;
+    /// `x` in every byte.
+    fn splat(x: u8) -> Self;
+    /// Bytes equal in `self` and `o`: all ones, else all zeros.
+    fn eq(self, o: Self) -> Self;
+    /// Bitwise or.
+    fn or(self, o: Self) -> Self;
+    /// Bytewise wrapping subtraction.
+    fn sub(self, o: Self) -> Self;
+    /// Bytewise unsigned minimum.
+    fn min(self, o: Self) -> Self;
+    /// Bytes of `self` below those of `o`, as signed bytes.
+    fn lt(self, o: Self) -> Self;
+    /// The top bit of each byte, bit `k` for byte `k`.
+    fn bits(self) -> u32;
+}
+
+/// Bytes equal to `x`.
+#[inline(always)]
+fn eq_byte<V: Vector>(v: V, x: u8) -> V {
+    v.eq(V::splat(x))
+}
+
+/// Bytes in `lo..lo + n`, unsigned: `v - lo` (wrapping) is at most `n - 1`.
+#[inline(always)]
+fn within<V: Vector>(v: V, lo: u8, n: u8) -> V {
+    let d = v.sub(V::splat(lo));
+    d.min(V::splat(n - 1)).eq(d)
+}
+
+/// Controls, space, and non-ASCII bytes: below 0x21 as signed bytes.
+#[inline(always)]
+fn low_or_high<V: Vector>(v: V) -> V {
+    v.lt(V::splat(0x21))
+}
+
+/// The printable ASCII characters that no component allows raw, and DEL.
+#[inline(always)]
+fn forbidden<V: Vector>(v: V) -> V {
+    // '<' and '>' are 0x3C and 0x3E: with bit 1 set, both read 0x3E.
+    let angle = eq_byte(v.or(V::splat(2)), b'>');
+    let quotes = eq_byte(v, b'"').or(eq_byte(v, b'`'));
+    // '[' '\' ']' '^', and '{' '|' '}'.
+    let brackets = within(v, b'[', 4).or(within(v, b'{', 3));
+    quotes.or(eq_byte(v, 0x7f).or(angle)).or(brackets)
+}
+
+/// [`super::blocks::Blocks::tail_special`] with vectors of type `V`.
+#[inline(always)]
+pub(super) fn tail_special<V: Vector>(b: &[u8], i: usize) -> u32 {
+    let v = V::load(b, i);
+    let flags = eq_byte(v, b'%').or(eq_byte(v, b'#')).or(eq_byte(v, b'.'));
+    low_or_high(v).or(forbidden(v)).or(flags).bits()
+}
+
+/// [`super::blocks::Blocks::tail_masks`] with vectors of type `V`.
+#[inline(always)]
+pub(super) fn tail_masks<V: Vector>(b: &[u8], i: usize) -> TailMasks {
+    let v = V::load(b, i);
+    let high = v.bits();
+    TailMasks {
+        // The non-ASCII bytes are taken out of `low_or_high` again.
+        bad: low_or_high(v).or(forbidden(v)).bits() & !high,
+        // The top bit of a non-ASCII byte is set already.
+        rare: eq_byte(v, b'%').or(eq_byte(v, b'#')).or(v).bits(),
+        dot: eq_byte(v, b'.').bits(),
+        slash: eq_byte(v, b'/').bits(),
+    }
+}
+
+/// [`super::blocks::Blocks::host_masks`] with vectors of type `V`.
+#[inline(always)]
+pub(super) fn host_masks<V: Vector>(b: &[u8], i: usize) -> HostMasks {
+    let v = V::load(b, i);
+    let dot = eq_byte(v, b'.');
+    let hyphen = eq_byte(v, b'-');
+    let ldh = within(v, b'a', 26)
+        .or(within(v, b'0', 10))
+        .or(dot.or(hyphen));
+    HostMasks {
+        dot: dot.bits(),
+        hyphen: hyphen.bits(),
+        not_ldh: !ldh.bits() & (u32::MAX >> (32 - V::WIDTH)),
+    }
+}

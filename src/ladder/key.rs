@@ -1,0 +1,336 @@
+//! The syntax and scheme rungs (RFC 3987 §5.3.2, §5.3.3; RFC 3986 §6.2.2, §6.2.3): the key
+//! of one parsed, valid reference, written component by component into one buffer from the
+//! offsets of that one parse. What each scheme does comes from its row of
+//! [`crate::iri::scheme::SCHEMES`], the table the fast path reads too.
+
+use crate::iri::error::{Warning, WarningKind};
+use crate::iri::host::{self, HostForm};
+use crate::iri::parse::{HostKind, IriRef};
+use crate::iri::path;
+use crate::iri::percent::{self, Recode};
+use crate::iri::scheme::{self, SchemeRule, Special};
+use crate::ladder::options::{Form, Options};
+use crate::ladder::trace::{note, Tracer};
+
+/// Writes keys at the configured rung and form.
+pub(crate) struct KeyWriter<'o> {
+    options: &'o Options,
+    /// The percent-encoding policy of the syntax rung in the configured form.
+    policy: Recode,
+}
+
+impl<'o> KeyWriter<'o> {
+    /// A writer for `options`.
+    #[inline]
+    pub(crate) fn new(options: &'o Options) -> KeyWriter<'o> {
+        let iri = options.form == Form::Iri;
+        let policy = Recode {
+            decode_unreserved: true,
+            uppercase_hex: true,
+            encode_non_ascii: !iri,
+            decode_utf8: iri,
+            in_query: false,
+            lowercase: false,
+        };
+        KeyWriter { options, policy }
+    }
+
+    /// Writes the key of a parsed, valid reference at the syntax or scheme rung.
+    pub(crate) fn write_key(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        path_scratch: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        let rule = self.write_scheme(view, out, trace);
+        if view.authority().is_some() {
+            self.write_authority(view, rule, out, trace);
+        }
+        self.write_path(view, rule, out, path_scratch, trace);
+        if let Some(q) = view.query() {
+            out.push('?');
+            let start = out.len();
+            let p = Recode {
+                in_query: true,
+                ..self.policy
+            };
+            percent::recode(q, p, out);
+            note(trace, "query", "percent-encoding", q, &out[start..]);
+        }
+        if let Some(f) = view.fragment() {
+            if self.options.drop_fragment {
+                note(trace, "fragment", "drop-fragment", f, "");
+            } else {
+                out.push('#');
+                let start = out.len();
+                percent::recode(f, self.policy, out);
+                note(trace, "fragment", "percent-encoding", f, &out[start..]);
+            }
+        }
+    }
+
+    /// The scheme, lowercased (case-insensitive, lowercase is canonical: RFC 3986 §3.1,
+    /// §6.2.2.1), with its `:`; returns its row of the scheme table at the scheme rung.
+    #[inline]
+    fn write_scheme(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+    ) -> Option<&'static SchemeRule> {
+        let s = view.scheme()?;
+        let start = out.len();
+        out.extend(s.bytes().map(|b| b.to_ascii_lowercase() as char));
+        note(trace, "scheme", "case", s, &out[start..]);
+        let rule = if self.options.applies_scheme_rows() {
+            scheme::lookup(&out[start..])
+        } else {
+            None
+        };
+        out.push(':');
+        rule
+    }
+
+    /// `//`, the userinfo, the host and the port (RFC 3986 §3.2).
+    fn write_authority(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        out.push_str("//");
+        if let Some(u) = view.userinfo() {
+            let start = out.len();
+            percent::recode(u, self.policy, out);
+            note(trace, "userinfo", "percent-encoding", u, &out[start..]);
+            out.push('@');
+        }
+        self.write_host(view, rule, out, trace);
+        match view.port() {
+            None => {}
+            Some("") => note(trace, "port", "empty-port", ":", ""),
+            Some(p) => {
+                let start = out.len();
+                match rule {
+                    Some(r) => scheme::write_port(r, p, out),
+                    None => {
+                        out.push(':');
+                        out.push_str(p);
+                    }
+                }
+                if trace.is_some() {
+                    let before = format!(":{p}");
+                    let after = out[start..].to_owned();
+                    note(trace, "port", "default-port", &before, &after);
+                }
+            }
+        }
+    }
+
+    /// The host: a registered name (IDNA at the scheme rung for DNS schemes), or an IP
+    /// literal (RFC 5952 text for IPv6 at the scheme rung).
+    fn write_host(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        let h = view.host().unwrap_or("");
+        let start = out.len();
+        match view.host_kind() {
+            HostKind::RegName => self.write_reg_name(view, rule, out, trace),
+            HostKind::Ipv4 => out.push_str(h),
+            HostKind::Ipv6 => {
+                let inner = &h[1..h.len() - 1];
+                match (rule, host::parse_ipv6(inner)) {
+                    (Some(_), Some(addr)) => {
+                        out.push('[');
+                        host::write_ipv6_rfc5952(&addr, out);
+                        out.push(']');
+                        note(trace, "host", "ipv6-rfc5952", h, &out[start..]);
+                    }
+                    _ => {
+                        host::lowercase_ip_literal(h, out);
+                        note(trace, "host", "case", h, &out[start..]);
+                    }
+                }
+            }
+            HostKind::IpvFuture => {
+                host::lowercase_ip_literal(h, out);
+                note(trace, "host", "case", h, &out[start..]);
+            }
+        }
+    }
+
+    /// A registered name: IDNA for a DNS host at the scheme rung (a host that fails it keeps
+    /// its syntax form, with a warning: SPEC §4), otherwise case and percent-encoding; then
+    /// `file://localhost` becomes `file://` (RFC 8089 §2).
+    fn write_reg_name(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        let h = view.host().unwrap_or("");
+        let start = out.len();
+        let idna_done = rule.is_some_and(|r| r.dns_host) && self.write_dns_host(view, out, trace);
+        if !idna_done {
+            // RFC 3987 §5.3.2.1: only a host that is US-ASCII once decoded is lowercased
+            // here; the scheme rung's IDNA handles the others.
+            let p = Recode {
+                lowercase: !percent::has_non_ascii(h),
+                ..self.policy
+            };
+            percent::recode(h, p, out);
+            note(trace, "host", "case and percent-encoding", h, &out[start..]);
+        }
+        if rule.is_some_and(|r| r.special == Special::File)
+            && &out[start..] == "localhost"
+            && view.userinfo().is_none()
+            && view.port().map_or(true, str::is_empty)
+        {
+            out.truncate(start);
+            note(trace, "host", "file-localhost", "localhost", "");
+        }
+    }
+
+    /// A DNS host through IDNA, in the key's form; `false`, with nothing written and a
+    /// warning noted, when IDNA rejects it.
+    fn write_dns_host(&self, view: &IriRef<'_>, out: &mut String, trace: &mut Tracer<'_>) -> bool {
+        let h = view.host().unwrap_or("");
+        let start = out.len();
+        let ok = match self.options.form {
+            Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, out).is_ok(),
+            Form::Iri => write_unicode_host(h, out),
+        };
+        if ok {
+            note(trace, "host", "idna", h, &out[start..]);
+        } else {
+            trace.warnings.push(Warning::new(
+                WarningKind::Idna,
+                host_column(view),
+                "the host fails IDNA processing; its syntax form is kept",
+            ));
+        }
+        ok
+    }
+
+    /// The path: percent-encoding, dot segments (RFC 3986 §6.2.2.3, §5.2.4), the guard that
+    /// keeps a path from being read as an authority, and the scheme's own path rules.
+    fn write_path(
+        &self,
+        view: &IriRef<'_>,
+        rule: Option<&SchemeRule>,
+        out: &mut String,
+        scratch: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        let p = view.path();
+        let has_authority = view.authority().is_some();
+        let start = out.len();
+        // Dot segments go from any path that resolution would clean; a relative-path
+        // reference keeps its dots (SPEC §3), since their meaning depends on the base.
+        let remove_dots = path::removes_dot_segments(view.is_absolute(), has_authority, p);
+        if remove_dots && may_hold_dot_segment(p) {
+            scratch.clear();
+            percent::recode(p, self.policy, scratch);
+            note(trace, "path", "percent-encoding", p, scratch);
+            path::remove_dot_segments(scratch, out);
+            note(trace, "path", "dot-segments", scratch, &out[start..]);
+        } else {
+            percent::recode(p, self.policy, out);
+            note(trace, "path", "percent-encoding", p, &out[start..]);
+        }
+        if !has_authority && out[start..].starts_with("//") {
+            // Without an authority, a path starting with "//" would be re-read as one.
+            out.insert_str(start, "/.");
+            note(
+                trace,
+                "path",
+                "authority-guard",
+                &out[start + 2..],
+                &out[start..],
+            );
+        }
+        if let Some(r) = rule {
+            write_scheme_path(r, has_authority, start, out, trace);
+        }
+    }
+}
+
+/// The scheme rung's rules for the path written at `out[start..]`: an empty path becomes
+/// `/` where the scheme says so, and the scheme's special rule (`mailto:` domains, `urn:`
+/// NIDs) applies.
+fn write_scheme_path(
+    r: &SchemeRule,
+    has_authority: bool,
+    start: usize,
+    out: &mut String,
+    trace: &mut Tracer<'_>,
+) {
+    if has_authority && out.len() == start && r.empty_path_is_slash {
+        out.push('/');
+        note(trace, "path", "empty-path", "", "/");
+    }
+    let (rule, rewrite): (&str, fn(&mut String, usize)) = match r.special {
+        Special::Mailto => ("mailto-domain", scheme::lowercase_mailto_domains),
+        Special::Urn => ("urn-nid", scheme::lowercase_urn_nid),
+        Special::None | Special::File => return,
+    };
+    let before = trace.is_some().then(|| out[start..].to_owned());
+    rewrite(out, start);
+    if let Some(b) = before {
+        note(trace, "path", rule, &b, &out[start..]);
+    }
+}
+
+/// Appends the U-label form of a DNS host for the `iri` key, keeping the two key forms in
+/// the same equivalence classes (SPEC §5: `to_uri(key_iri(x)) == key_uri(x)`, where
+/// `to_uri` applies ToASCII to the host, RFC 3987 §3.1).
+///
+/// The U-label form is used only when it maps back to the host's A-label form; otherwise
+/// the A-label form itself is written (it is a valid `ireg-name`, and ToASCII leaves it
+/// as it is). That happens for an A-label whose decoding is itself a string that IDNA
+/// rejects, such as `xn--xn---epa`, which decodes to `xn--é`: a label that starts with
+/// `xn--` but is not ASCII (RFC 5891 §4.2.3.1 forbids `--` in the third and fourth
+/// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
+fn write_unicode_host(h: &str, out: &mut String) -> bool {
+    let start = out.len();
+    if host::dns_host(h, HostForm::Unicode, out).is_ok() {
+        if out[start..].is_ascii() {
+            return true;
+        }
+        let mut ascii = String::new();
+        let mut back = String::new();
+        if host::dns_host(h, HostForm::Ascii, &mut ascii).is_ok()
+            && host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok()
+            && ascii == back
+        {
+            return true;
+        }
+        out.truncate(start);
+    }
+    host::dns_host(h, HostForm::Ascii, out).is_ok()
+}
+
+/// The 1-based character column of the host in the text `view` was parsed from.
+fn host_column(view: &IriRef<'_>) -> usize {
+    let text = view.as_str();
+    let at = view
+        .host()
+        .map_or(0, |h| h.as_ptr() as usize - text.as_ptr() as usize);
+    text[..at].chars().count() + 1
+}
+
+/// Whether a path may hold a `.` or `..` segment once unreserved characters are decoded.
+#[inline]
+fn may_hold_dot_segment(p: &str) -> bool {
+    let b = p.as_bytes();
+    memchr::memchr(b'.', b).is_some()
+        || memchr::memmem::find(b, b"%2E").is_some()
+        || memchr::memmem::find(b, b"%2e").is_some()
+}

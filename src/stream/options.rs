@@ -1,0 +1,134 @@
+//! The settings of a run (SPEC §6 options, §8 budgets): [`EngineOptions`], what to do with
+//! invalid records ([`OnError`]), and how many chunks a run keeps in flight
+//! ([`chunks_in_flight`]), which bounds its memory.
+
+use crate::iri::repair::Repair;
+use crate::stream::output::OutputMode;
+
+/// The most bytes of chunk buffers (input and output) the engine aims to keep in flight, as
+/// long as each worker still gets a chunk; see [`chunks_in_flight`].
+const IN_FLIGHT_BYTES: usize = 48 * 1024 * 1024;
+
+/// What to do with an invalid record (`--on-error`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum OnError {
+    /// Write it: an empty line in key output, the record with its error in tsv and jsonl.
+    #[default]
+    Mark,
+    /// Leave it out of the output (it is still counted and diagnosed).
+    Skip,
+    /// Stop at the first invalid record in input order, after writing every record before
+    /// it, and return [`RunError::Invalid`](crate::stream::RunError::Invalid).
+    Fail,
+}
+
+/// The settings of an [`Engine`](crate::stream::Engine). [`Default`] gives the command
+/// line's defaults.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct EngineOptions {
+    /// Worker threads; 0 means one per available core.
+    pub threads: usize,
+    /// The target size of a chunk in bytes (default 1 MiB). A chunk ends on a line boundary,
+    /// so it is larger when a line is; 0 is taken as 1.
+    pub chunk_size: usize,
+    /// The form of each output line.
+    pub output: OutputMode,
+    /// What to do with invalid records.
+    pub on_error: OnError,
+    /// No trimming and no repairs: the record must be the exact IRI (`--strict`).
+    pub strict: bool,
+    /// The longest record accepted, in bytes, not counting the line terminator (default
+    /// 1 MiB); longer ones are `too-long` errors. The engine holds at most about the larger
+    /// of this and `chunk_size` of any one line.
+    pub max_line_bytes: usize,
+    /// Write only the first record of each key (`--unique`). Invalid records are never
+    /// deduplicated.
+    ///
+    /// Keys are remembered as 128-bit fingerprints (XXH3-128), about 16 bytes each plus the
+    /// hash set's overhead, not as text. Two different keys share a fingerprint with
+    /// probability about n²/2¹²⁹ for n distinct keys (the birthday bound): about 1.5 × 10⁻²¹
+    /// for a billion keys. Such a collision would drop one record wrongly.
+    pub unique: bool,
+    /// Count distinct keys for [`Stats::unique`](crate::stream::Stats::unique) (`--stats`), the same way as `unique` does.
+    pub stats: bool,
+    /// How many invalid records are reported on the diagnostics writer (default 20), the
+    /// first ones in input order; a final line counts the rest. 0 turns diagnostics off.
+    pub max_diagnostics: usize,
+}
+
+crate::ladder::options::setters!(EngineOptions {
+    threads: usize => with_threads,
+    chunk_size: usize => with_chunk_size,
+    output: OutputMode => with_output,
+    on_error: OnError => with_on_error,
+    strict: bool => with_strict,
+    max_line_bytes: usize => with_max_line_bytes,
+    unique: bool => with_unique,
+    stats: bool => with_stats,
+    max_diagnostics: usize => with_max_diagnostics,
+});
+
+impl EngineOptions {
+    /// Whether records are repaired before the operation runs (from `strict`).
+    pub fn repair(&self) -> Repair {
+        if self.strict {
+            Repair::Strict
+        } else {
+            Repair::Lenient
+        }
+    }
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            threads: 0,
+            chunk_size: 1 << 20,
+            output: OutputMode::Key,
+            on_error: OnError::Mark,
+            strict: false,
+            max_line_bytes: 1 << 20,
+            unique: false,
+            stats: false,
+            max_diagnostics: 20,
+        }
+    }
+}
+
+/// How many chunks a run keeps in flight: `2 × threads + 2` (one being read, one being
+/// written, and for each worker one being processed and one waiting), reduced towards
+/// `threads + 2` when that many chunks would take more than 48 MiB.
+///
+/// A chunk takes its input (`chunk_size`) plus its formatted output, estimated from the
+/// output form: about as large as the input for keys, twice for tsv, four times for jsonl.
+/// Peak memory is about this number of chunks times that, plus per-thread scratch buffers,
+/// whatever the size of the input.
+pub fn chunks_in_flight(threads: usize, chunk_size: usize, output: OutputMode) -> usize {
+    let threads = threads.max(1);
+    let output_factor = match output {
+        OutputMode::Key => 1,
+        OutputMode::Tsv => 2,
+        OutputMode::Jsonl => 4,
+    };
+    let per_chunk = chunk_size.max(1).saturating_mul(1 + output_factor);
+    let by_memory = IN_FLIGHT_BYTES / per_chunk;
+    (2 * threads + 2).min(by_memory.max(threads + 2))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_in_flight_stay_bounded() {
+        let key = OutputMode::Key;
+        assert_eq!(chunks_in_flight(1, 1 << 20, key), 4);
+        assert_eq!(chunks_in_flight(4, 1 << 20, key), 10);
+        assert_eq!(chunks_in_flight(16, 1 << 20, key), 24);
+        assert_eq!(chunks_in_flight(64, 1 << 20, key), 66);
+        assert_eq!(chunks_in_flight(4, 1, key), 10);
+        assert_eq!(chunks_in_flight(8, 1 << 20, OutputMode::Jsonl), 10);
+        assert_eq!(chunks_in_flight(8, 1 << 20, OutputMode::Tsv), 16);
+    }
+}

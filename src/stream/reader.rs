@@ -1,0 +1,350 @@
+//! The reader stage (SPEC §2 records, §8 engine): cuts each input into chunks of whole
+//! lines, drops a byte order mark at the start of an input, skips the rest of a line that
+//! is too long (keeping its first [`TOO_LONG_PREFIX`] bytes), and numbers the chunks for
+//! the writer. It reuses the chunks the writer hands back, so a run never holds more than
+//! its chunks in flight.
+
+use std::io::{self, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::stream::chunk::{Chunk, ChunkKind, SKIP_READ, TOO_LONG_PREFIX};
+use crate::stream::error::RunError;
+use crate::stream::input;
+use crate::stream::options::EngineOptions;
+use crate::stream::output::OutputMode;
+use crate::stream::progress::{Counted, Progress};
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The least a chunk's input buffer grows to when a line does not fit in it (it starts at the
+/// chunk size, and doubles from there as a long line needs).
+const FIRST_BUFFER: usize = 64 * 1024;
+
+/// One input as the engine reads it.
+pub(super) struct Source<'a> {
+    pub(super) name: String,
+    pub(super) reader: Box<dyn Read + Send + 'a>,
+    pub(super) size: Option<u64>,
+}
+
+/// Why the reader stopped before the end of its inputs.
+enum Halt {
+    /// The run is stopping (the writer gave up); not an error of the reader's.
+    Stopped,
+    /// Reading failed.
+    Failed(io::Error),
+}
+
+/// The reader stage: cuts inputs into chunks of whole lines.
+pub(super) struct Reader<'s> {
+    chunk_size: usize,
+    max_line: usize,
+    /// How many chunks may exist in all.
+    in_flight: usize,
+    /// How many chunks exist so far (they are made on demand, up to `in_flight`).
+    allocated: usize,
+    /// A chunk left over from an input that ended, ready for the next input.
+    spare: Option<Chunk>,
+    /// The sequence number of the next chunk to send.
+    seq: u64,
+    /// Whether chunks are numbered here (see [`Chunk::first_line`]).
+    count_lines: bool,
+    /// The line number, in the current input, of the next line to send (when counting).
+    line: u64,
+    /// Bytes read so far (after decompression).
+    bytes: u64,
+    work: Sender<Chunk>,
+    free: Receiver<Chunk>,
+    stop: &'s AtomicBool,
+}
+
+impl<'s> Reader<'s> {
+    /// A reader for a run under `options` that may make `in_flight` chunks, sends them on
+    /// `work`, and takes them back from `free`; it stops when `stop` is set.
+    pub(super) fn new(
+        options: &EngineOptions,
+        in_flight: usize,
+        work: Sender<Chunk>,
+        free: Receiver<Chunk>,
+        stop: &'s AtomicBool,
+    ) -> Self {
+        Reader {
+            chunk_size: options.chunk_size.max(1),
+            max_line: options.max_line_bytes,
+            in_flight,
+            allocated: 0,
+            spare: None,
+            seq: 0,
+            count_lines: options.output == OutputMode::Jsonl,
+            line: 1,
+            bytes: 0,
+            work,
+            free,
+            stop,
+        }
+    }
+
+    /// Reads every input in order. Returns the number of bytes read.
+    pub(super) fn run(
+        mut self,
+        sources: Vec<Source<'_>>,
+        progress: Option<&dyn Progress>,
+    ) -> Result<u64, RunError> {
+        for (index, source) in sources.into_iter().enumerate() {
+            let Source { name, reader, .. } = source;
+            // Progress counts stored bytes, before decompression.
+            let reader: Box<dyn Read + Send + '_> = match progress {
+                Some(progress) => Box::new(Counted {
+                    inner: reader,
+                    progress,
+                }),
+                None => reader,
+            };
+            let result = input::decode(reader)
+                .map_err(Halt::Failed)
+                .and_then(|mut stream| self.read_input(index, &mut *stream));
+            match result {
+                Ok(()) => {}
+                Err(Halt::Stopped) => break,
+                Err(Halt::Failed(source)) => return Err(RunError::Input { name, source }),
+            }
+        }
+        Ok(self.bytes)
+    }
+
+    /// Cuts one input into chunks and sends them on.
+    fn read_input(&mut self, input: usize, src: &mut dyn Read) -> Result<(), Halt> {
+        self.line = 1;
+        let mut chunk = self.take(input)?;
+        if self.drop_bom(src, &mut chunk)? {
+            // Do not read again after the end: a terminal would wait for another one.
+            return self.finish_input(chunk);
+        }
+        self.cut_lines(input, chunk, src)
+    }
+
+    /// Reads the first bytes of an input into `chunk`, without the byte order mark at the
+    /// very start: it is not part of the first record. Returns whether the input has ended.
+    fn drop_bom(&mut self, src: &mut dyn Read, chunk: &mut Chunk) -> Result<bool, Halt> {
+        let mut at_end = false;
+        while chunk.len < BOM.len() && !at_end {
+            let want = BOM.len() - chunk.len;
+            at_end = self.read(src, chunk, want)? == 0;
+        }
+        if chunk.data[..chunk.len].starts_with(BOM) {
+            chunk.data.copy_within(BOM.len()..chunk.len, 0);
+            chunk.len -= BOM.len();
+        }
+        Ok(at_end)
+    }
+
+    /// Reads the rest of an input into `chunk` and the chunks after it, and sends each on
+    /// once it is full of whole lines.
+    fn cut_lines(
+        &mut self,
+        input: usize,
+        mut chunk: Chunk,
+        src: &mut dyn Read,
+    ) -> Result<(), Halt> {
+        // `data[..scanned]` has been searched for line feeds; the last line begins at
+        // `line_start` (0 while the chunk holds no complete line).
+        let mut scanned = 0;
+        let mut line_start = 0;
+        loop {
+            if let Some(i) = memchr::memrchr(b'\n', &chunk.data[scanned..chunk.len]) {
+                line_start = scanned + i + 1;
+            }
+            scanned = chunk.len;
+
+            if line_start > 0 && chunk.len >= self.chunk_size {
+                // Full: send the whole lines on, carry the unfinished one to a new chunk.
+                chunk = self.send_full(input, chunk, line_start)?;
+                scanned = chunk.len;
+                line_start = 0;
+                continue;
+            }
+            if line_start == 0 && chunk.len > self.max_line.saturating_add(1) {
+                // One unfinished line, already too long even without a final CR.
+                match self.skip_long_line(input, chunk, src)? {
+                    Some(next) => {
+                        chunk = next;
+                        scanned = 0;
+                        continue;
+                    }
+                    None => return Ok(()),
+                }
+            }
+
+            let want = self.want(&chunk);
+            let n = match self.read(src, &mut chunk, want) {
+                Ok(n) => n,
+                Err(Halt::Failed(e)) => {
+                    // Pass on the complete lines read before the error; drop the cut one.
+                    if line_start > 0 {
+                        chunk.len = line_start;
+                        self.send_lines(chunk)?;
+                    }
+                    return Err(Halt::Failed(e));
+                }
+                Err(halt) => return Err(halt),
+            };
+            if n == 0 {
+                return self.finish_input(chunk);
+            }
+        }
+    }
+
+    /// Sends on the whole lines of a full chunk, `data[..line_start]`, and returns a new
+    /// chunk that holds the unfinished line after them.
+    fn send_full(
+        &mut self,
+        input: usize,
+        mut chunk: Chunk,
+        line_start: usize,
+    ) -> Result<Chunk, Halt> {
+        let mut next = self.take(input)?;
+        next.push(&chunk.data[line_start..chunk.len]);
+        chunk.len = line_start;
+        self.send_lines(chunk)?;
+        Ok(next)
+    }
+
+    /// How many bytes to read next into `chunk`: up to the chunk size, or, for one line
+    /// longer than a chunk, as many again as it holds (the buffer doubles), but never past
+    /// the point where the line is known to be too long.
+    fn want(&self, chunk: &Chunk) -> usize {
+        if chunk.len < self.chunk_size {
+            self.chunk_size - chunk.len
+        } else {
+            chunk.len.min(self.max_line.saturating_add(2) - chunk.len)
+        }
+    }
+
+    /// At the end of an input, sends what is left: the last lines, the final one maybe
+    /// without a line feed.
+    fn finish_input(&mut self, chunk: Chunk) -> Result<(), Halt> {
+        if chunk.len > 0 {
+            self.send_lines(chunk)
+        } else {
+            self.spare = Some(chunk);
+            Ok(())
+        }
+    }
+
+    /// Consumes the rest of a too-long line whose first `chunk.len` bytes (with no line feed)
+    /// are in `chunk`, keeping at most [`TOO_LONG_PREFIX`] bytes of it, and sends it on as a
+    /// [`ChunkKind::TooLong`] chunk. Returns a chunk holding what was read after the line,
+    /// or `None` at the end of the input.
+    fn skip_long_line(
+        &mut self,
+        input: usize,
+        mut chunk: Chunk,
+        src: &mut dyn Read,
+    ) -> Result<Option<Chunk>, Halt> {
+        chunk.kind = ChunkKind::TooLong;
+        let mut line_len = chunk.len;
+        chunk.len = chunk.len.min(TOO_LONG_PREFIX);
+        loop {
+            // New bytes land right after the kept prefix: the ones still wanted for it are
+            // then already in place, the others are overwritten by the next read.
+            let kept = chunk.len;
+            let n = self.read(src, &mut chunk, SKIP_READ)?;
+            let found = memchr::memchr(b'\n', &chunk.data[kept..kept + n]);
+            let part_of_line = found.unwrap_or(n);
+            line_len += part_of_line;
+            chunk.len = kept + part_of_line.min(TOO_LONG_PREFIX.saturating_sub(kept));
+            if n == 0 || found.is_some() {
+                let next = match found {
+                    Some(i) => {
+                        let mut next = self.take(input)?;
+                        next.push(&chunk.data[kept + i + 1..kept + n]);
+                        Some(next)
+                    }
+                    None => None,
+                };
+                // The record loses one final CR; it is in the prefix only if all of the line is.
+                if line_len <= TOO_LONG_PREFIX && chunk.data[..chunk.len].ends_with(b"\r") {
+                    chunk.len -= 1;
+                }
+                self.send(chunk, 1)?;
+                return Ok(next);
+            }
+        }
+    }
+
+    /// Reads up to `want` bytes after the filled part of `chunk`. Returns how many were
+    /// read (0 at the end of the input).
+    fn read(&mut self, src: &mut dyn Read, chunk: &mut Chunk, want: usize) -> Result<usize, Halt> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(Halt::Stopped);
+        }
+        let mut end = chunk.len + want;
+        if chunk.data.len() < end {
+            // Grow by doubling, so that one long line does not take more memory than it
+            // needs; the caller reads again after a short read anyway.
+            let grown = (2 * chunk.data.len()).max(FIRST_BUFFER).max(chunk.len + 1);
+            chunk.data.resize(end.min(grown), 0);
+            end = end.min(chunk.data.len());
+        }
+        loop {
+            match src.read(&mut chunk.data[chunk.len..end]) {
+                Ok(n) => {
+                    chunk.len += n;
+                    self.bytes += n as u64;
+                    return Ok(n);
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(Halt::Failed(e)),
+            }
+        }
+    }
+
+    /// An empty chunk for `input`: a spare one, a new one while fewer than `in_flight`
+    /// exist, or else one the writer hands back (waiting for it).
+    fn take(&mut self, input: usize) -> Result<Chunk, Halt> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Err(Halt::Stopped);
+        }
+        let mut chunk = if let Some(chunk) = self.spare.take() {
+            chunk
+        } else if let Ok(chunk) = self.free.try_recv() {
+            chunk
+        } else if self.allocated < self.in_flight {
+            self.allocated += 1;
+            Chunk::new()
+        } else {
+            self.free.recv().map_err(|_| Halt::Stopped)?
+        };
+        chunk.reset(input, self.chunk_size);
+        if chunk.data.is_empty() {
+            // A new chunk's buffer, zeroed by the allocator: for a whole chunk that is memory
+            // fresh from the system, zero already and not resident until it is read into, so
+            // a small input does not touch a whole chunk's worth of memory.
+            chunk.data = vec![0; self.chunk_size];
+        }
+        Ok(chunk)
+    }
+
+    /// Sends a chunk of whole lines on.
+    fn send_lines(&mut self, chunk: Chunk) -> Result<(), Halt> {
+        let lines = if self.count_lines {
+            memchr::memchr_iter(b'\n', &chunk.data[..chunk.len]).count() as u64
+        } else {
+            0
+        };
+        self.send(chunk, lines)
+    }
+
+    /// Numbers a chunk that holds `lines` line feeds (or one too-long line) and sends it to
+    /// the workers.
+    fn send(&mut self, mut chunk: Chunk, lines: u64) -> Result<(), Halt> {
+        chunk.seq = self.seq;
+        chunk.first_line = self.count_lines.then_some(self.line);
+        self.seq += 1;
+        self.line += lines;
+        self.work.send(chunk).map_err(|_| Halt::Stopped)
+    }
+}

@@ -1,0 +1,473 @@
+//! The worker stage (SPEC §2 records, §8 engine): runs the operation over every record of a
+//! chunk and formats the results into the chunk's one output buffer, with its counts and
+//! first diagnostics. The chunk is validated as UTF-8 at once; lines that pass through (the
+//! fast path) are written as they are, in key output as [`VerbatimRun`]s of the input that
+//! are not even copied; every other line is prepared and handed to the operation.
+
+use std::ops::Range;
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::iri::error::{Error, ErrorKind};
+use crate::ladder::Notes;
+use crate::stream::chunk::{
+    Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
+};
+use crate::stream::dedup::{self, FingerprintSet};
+use crate::stream::operation::Operation;
+use crate::stream::options::{EngineOptions, OnError};
+use crate::stream::output::{write_record, OutputMode};
+
+/// The message of a `too-long` error.
+const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
+
+/// The operation and the settings the workers of a run share.
+pub(super) struct Worker<'a> {
+    op: &'a dyn Operation,
+    options: EngineOptions,
+}
+
+/// Buffers each worker reuses from record to record.
+#[derive(Default)]
+struct Scratch {
+    /// The repairs and warnings of the record at hand.
+    notes: Notes,
+    /// The operation's output for the current record.
+    key: String,
+    /// The fingerprints of the keys of the current chunk so far (when keys are tracked).
+    chunk_keys: FingerprintSet,
+}
+
+/// A worker's way through one chunk of lines: where it is, and where the results go.
+struct Pass<'c> {
+    /// The chunk's bytes.
+    data: &'c [u8],
+    /// The same bytes as text, when the whole chunk is valid UTF-8.
+    text: Option<&'c str>,
+    /// The start of the next line, and its line number.
+    start: usize,
+    line: u64,
+    /// Lines that pass through, just before `start`, not yet recorded as a [`VerbatimRun`].
+    run: Range<usize>,
+    /// The chunk's output, its verbatim runs and its report.
+    out: &'c mut Vec<u8>,
+    runs: &'c mut Vec<VerbatimRun>,
+    report: &'c mut Report,
+}
+
+impl Pass<'_> {
+    /// Moves past the lines up to `to`, which pass through and are written as they are:
+    /// they join the run, or start a new one if the run does not end where they start.
+    #[inline]
+    fn verbatim(&mut self, to: usize, lines: u64) {
+        if self.run.end != self.start {
+            self.flush_run();
+            self.run.start = self.start;
+        }
+        self.run.end = to;
+        self.line += lines;
+        self.start = to;
+    }
+
+    /// Records the run as written next, after what `out` holds now, and empties it.
+    #[inline]
+    fn flush_run(&mut self) {
+        if self.run.start < self.run.end {
+            self.runs.push(VerbatimRun {
+                data: self.run.clone(),
+                at: self.out.len(),
+            });
+            self.run = 0..0;
+        }
+    }
+
+    /// The end of the line at `start`: its line feed, or the end of the chunk.
+    #[inline]
+    fn line_end(&self) -> usize {
+        let rest = &self.data[self.start..];
+        memchr::memchr(b'\n', rest).map_or(self.data.len(), |i| self.start + i)
+    }
+}
+
+impl<'a> Worker<'a> {
+    /// The workers' part of a run of `op` under `options`.
+    pub(super) fn new(op: &'a dyn Operation, options: &EngineOptions) -> Self {
+        Worker {
+            op,
+            options: options.clone(),
+        }
+    }
+
+    /// The worker loop: process chunks until the reader is done or the run stops.
+    pub(super) fn work(&self, work: &Receiver<Chunk>, done: &Sender<Chunk>, stop: &AtomicBool) {
+        let mut scratch = Scratch::default();
+        for mut chunk in work.iter() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            // A panic (a bug in the operation) is passed to the writer, which re-raises it
+            // on the calling thread; left here, it would leave the other stages waiting.
+            let processed = panic::catch_unwind(AssertUnwindSafe(|| {
+                self.process(&mut chunk, &mut scratch);
+            }));
+            if let Err(payload) = processed {
+                chunk.report.panic = Some(payload);
+                stop.store(true, Ordering::Relaxed);
+            }
+            if done.send(chunk).is_err() {
+                break;
+            }
+        }
+    }
+
+    /// Whether keys are fingerprinted (`unique` or `stats`).
+    #[inline]
+    fn tracks_keys(&self) -> bool {
+        self.options.unique || self.options.stats
+    }
+
+    /// Runs the operation over every record of `chunk`, filling its output and report.
+    fn process(&self, chunk: &mut Chunk, scratch: &mut Scratch) {
+        let Chunk {
+            kind,
+            first_line,
+            data,
+            len,
+            out,
+            verbatim_runs,
+            report,
+            ..
+        } = chunk;
+        out.clear();
+        verbatim_runs.clear();
+        report.clear();
+        scratch.chunk_keys.clear();
+        let data = &data[..*len];
+        let line = first_line.unwrap_or(1);
+        if *kind == ChunkKind::TooLong {
+            let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
+            self.finish_record(line, data, Err(error), scratch, out, report);
+            return;
+        }
+        let mut pass = Pass {
+            data,
+            // Validate the whole chunk at once; only when that fails is each line checked
+            // alone.
+            text: simdutf8::basic::from_utf8(data).ok(),
+            start: 0,
+            line,
+            run: 0..0,
+            out,
+            runs: verbatim_runs,
+            report,
+        };
+        self.records(&mut pass, scratch);
+    }
+
+    /// Goes through a chunk of lines, line by line or many at a time, until its end or a
+    /// record that stops the run ([`OnError::Fail`]).
+    fn records(&self, pass: &mut Pass<'_>, scratch: &mut Scratch) {
+        // In key output without per-record tracking, a record that passes through is written
+        // as the line itself: consecutive such lines (each with its line feed and no carriage
+        // return) form one range `run` of the input, which is not copied: the writer writes
+        // it from `data` (see `VerbatimRun`).
+        let verbatim = self.options.output == OutputMode::Key && !self.tracks_keys();
+        while pass.start < pass.data.len() {
+            // The end (line feed) of the line at `start`, once it has been looked for.
+            let mut line_end = None;
+            if let Some(text) = pass.text {
+                let mut try_alone = true;
+                if verbatim {
+                    if self.pass_lines(text, pass) {
+                        break;
+                    }
+                    // The line at `start` does not pass as a line that ends in a line feed
+                    // alone. It may still pass if it ends in CRLF, or is the last line and
+                    // has no line feed; any other goes to the operation.
+                    let end = pass.line_end();
+                    line_end = Some(end);
+                    try_alone =
+                        end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
+                }
+                if try_alone && self.pass_line(text, verbatim, pass, &mut scratch.chunk_keys) {
+                    continue;
+                }
+            }
+            pass.flush_run();
+            let end = line_end.unwrap_or_else(|| pass.line_end());
+            if !self.record_at(end, pass, scratch) {
+                return;
+            }
+        }
+        pass.flush_run();
+    }
+
+    /// The fast path, many lines at a time: the lines at `start` that pass through and end
+    /// in a line feed alone are their own keys, and join the run. Returns whether they reach
+    /// the end of the chunk.
+    #[inline]
+    fn pass_lines(&self, text: &str, pass: &mut Pass<'_>) -> bool {
+        // Slicing `text` after a line feed is always on a char boundary.
+        let rest = &text[pass.start..];
+        let max_line = self.options.max_line_bytes;
+        let (n, lines) = self.op.pass_through_lines(rest, max_line);
+        // The contract, checked: whole lines.
+        if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
+            pass.report.stats.records += lines;
+            pass.verbatim(pass.start + n, lines);
+            return pass.start == pass.data.len();
+        }
+        false
+    }
+
+    /// The fast path, one line: if the record at `start` passes through, it is its own key,
+    /// written as it is. Returns whether it passed.
+    #[inline]
+    fn pass_line(
+        &self,
+        text: &str,
+        verbatim: bool,
+        pass: &mut Pass<'_>,
+        chunk_keys: &mut FingerprintSet,
+    ) -> bool {
+        let rest = &text[pass.start..];
+        let Some((n, terminator)) = self.passes(rest) else {
+            return false;
+        };
+        pass.report.stats.records += 1;
+        let end = pass.start + n;
+        if verbatim && terminator == 1 {
+            pass.verbatim(end + 1, 1);
+        } else {
+            pass.flush_run();
+            let (raw, key) = (&pass.data[pass.start..end], &rest[..n]);
+            self.write_valid(pass.line, raw, key, chunk_keys, pass.out, pass.report);
+            pass.line += 1;
+            pass.start = end + terminator.max(1);
+        }
+        true
+    }
+
+    /// Asks the operation whether the record at the start of `rest` passes through, and
+    /// checks the answer against the contract: a whole record, not empty, without its CR,
+    /// not too long. Returns the record's length and its line terminator's.
+    #[inline]
+    fn passes(&self, rest: &str) -> Option<(usize, usize)> {
+        let n = self.op.pass_through(rest)?;
+        let bytes = rest.as_bytes();
+        let ok = n > 0 && n <= self.options.max_line_bytes && bytes[n - 1] != b'\r';
+        ok.then(|| terminator(bytes, n)).flatten().map(|t| (n, t))
+    }
+
+    /// Hands the line at `start`, which ends at `end` (its line feed, or the end of the
+    /// chunk), to the operation, and moves past it. Returns false when the record stops the
+    /// run.
+    fn record_at(&self, end: usize, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
+        let (start, data) = (pass.start, pass.data);
+        let record_end = if end > start && data[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        let raw = &data[start..record_end];
+        // Slicing `text` at a line feed or carriage return is always on a char boundary.
+        let record = pass.text.map(|t| &t[start..record_end]);
+        let ok = self.record(pass.line, raw, record, scratch, pass.out, pass.report);
+        if !ok && self.options.on_error == OnError::Fail {
+            return false;
+        }
+        pass.line += 1;
+        pass.start = end + 1;
+        true
+    }
+
+    /// Handles one record that does not pass through: prepare, apply the operation, format.
+    /// `text` is the record as `&str` when its chunk is known to be valid UTF-8. Returns
+    /// whether it was valid.
+    fn record(
+        &self,
+        line: u64,
+        raw: &[u8],
+        text: Option<&str>,
+        scratch: &mut Scratch,
+        out: &mut Vec<u8>,
+        report: &mut Report,
+    ) -> bool {
+        let result = if raw.len() > self.options.max_line_bytes {
+            Err(Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE))
+        } else {
+            scratch.key.clear();
+            let notes = &mut scratch.notes;
+            let r = self
+                .op
+                .apply_raw(raw, text, self.options.repair(), &mut scratch.key, notes);
+            report.stats.repairs.merge(&notes.repairs);
+            report.stats.warnings += notes.warnings.len() as u64;
+            notes.clear();
+            r
+        };
+        self.finish_record(line, raw, result, scratch, out, report)
+    }
+
+    /// Counts a record, and formats it unless it is an invalid record that is skipped (or
+    /// that stops the run). Returns whether it was valid.
+    fn finish_record(
+        &self,
+        line: u64,
+        raw: &[u8],
+        result: Result<(), Error>,
+        scratch: &mut Scratch,
+        out: &mut Vec<u8>,
+        report: &mut Report,
+    ) -> bool {
+        report.stats.records += 1;
+        let mode = self.options.output;
+        match result {
+            Ok(()) => {
+                let key = scratch.key.as_str();
+                if key.as_bytes() != raw {
+                    report.stats.changed += 1;
+                }
+                self.write_valid(line, raw, key, &mut scratch.chunk_keys, out, report);
+                true
+            }
+            Err(error) => {
+                report.stats.count_invalid(error.kind);
+                match self.options.on_error {
+                    OnError::Fail => {
+                        report.failure = Some(Diagnostic { line, error });
+                        return false;
+                    }
+                    OnError::Mark => {
+                        let input = if error.kind == ErrorKind::TooLong {
+                            &raw[..raw.len().min(TOO_LONG_PREFIX)]
+                        } else {
+                            raw
+                        };
+                        write_record(out, mode, line, input, Err(&error));
+                    }
+                    OnError::Skip => {}
+                }
+                if report.diagnostics.len() < self.options.max_diagnostics {
+                    report.diagnostics.push(Diagnostic { line, error });
+                }
+                false
+            }
+        }
+    }
+
+    /// Formats a valid record with its key (counted already). When keys are tracked, a key
+    /// new to the chunk gets a [`Span`]; with `unique`, a record whose key came earlier in
+    /// the chunk is not written at all (`chunk_keys` holds the chunk's keys so far).
+    #[inline]
+    fn write_valid(
+        &self,
+        line: u64,
+        raw: &[u8],
+        key: &str,
+        chunk_keys: &mut FingerprintSet,
+        out: &mut Vec<u8>,
+        report: &mut Report,
+    ) {
+        let start = out.len();
+        write_record(out, self.options.output, line, raw, Ok(key));
+        if self.tracks_keys() {
+            let fingerprint = dedup::fingerprint(key);
+            if chunk_keys.insert(fingerprint) {
+                report.spans.push(Span {
+                    start,
+                    end: out.len(),
+                    fingerprint,
+                });
+            } else if self.options.unique {
+                out.truncate(start);
+            }
+        }
+    }
+}
+
+/// The length of the line terminator at `rest[n..]` (`\n`, `\r\n`, or none at the end of
+/// the chunk), if a record ends at `n`.
+#[inline]
+fn terminator(rest: &[u8], n: usize) -> Option<usize> {
+    match rest.get(n..)? {
+        [] => Some(0),
+        [b'\n', ..] => Some(1),
+        [b'\r', b'\n', ..] => Some(2),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::chunk::output_parts;
+    use crate::stream::operation::tests::Lowercase;
+
+    /// Runs `options` with [`Lowercase`] over one chunk of `data`, of `kind`.
+    fn process(data: &[u8], kind: ChunkKind, options: &EngineOptions) -> Chunk {
+        let mut chunk = Chunk::new();
+        chunk.kind = kind;
+        chunk.push(data);
+        Worker::new(&Lowercase, options).process(&mut chunk, &mut Scratch::default());
+        chunk
+    }
+
+    #[test]
+    fn lines_that_pass_through_become_verbatim_runs() {
+        let data = b"aa\nbb\nCc\ndd\r\nee\nff";
+        let chunk = process(data, ChunkKind::Lines, &EngineOptions::default());
+        // Lines with a CRLF or without a line feed pass through, but are written as keys.
+        assert_eq!(chunk.out, b"CC\ndd\nff\n");
+        let run = |data, at| VerbatimRun { data, at };
+        assert_eq!(chunk.verbatim_runs, [run(0..6, 0), run(13..16, 6)]);
+        let parts = output_parts(data, &chunk.out, &chunk.verbatim_runs);
+        assert_eq!(parts.concat(), b"aa\nbb\nCC\ndd\nee\nff\n");
+        let stats = &chunk.report.stats;
+        assert_eq!((stats.records, stats.changed, stats.invalid), (6, 1, 0));
+    }
+
+    #[test]
+    fn unique_keys_are_written_once_per_chunk() {
+        let options = EngineOptions::default().with_unique(true);
+        let chunk = process(b"aa\nbb\naa\nCc\ncC\n", ChunkKind::Lines, &options);
+        assert!(chunk.verbatim_runs.is_empty());
+        assert_eq!(chunk.out, b"aa\nbb\nCC\n");
+        let spans: Vec<_> = chunk.report.spans.iter().map(|s| s.start..s.end).collect();
+        assert_eq!(spans, [0..3, 3..6, 6..9]);
+        assert_eq!(chunk.report.stats.records, 5);
+    }
+
+    #[test]
+    fn a_failing_record_stops_the_chunk() {
+        let options = EngineOptions::default()
+            .with_output(OutputMode::Tsv)
+            .with_on_error(OnError::Fail);
+        let chunk = process(b"aa\nxx\nbb\n", ChunkKind::Lines, &options);
+        assert_eq!(chunk.out, b"aa\taa\t\n");
+        let failure = chunk.report.failure.as_ref().unwrap();
+        assert_eq!((failure.line, failure.error.kind), (2, ErrorKind::Syntax));
+    }
+
+    #[test]
+    fn a_too_long_chunk_is_one_invalid_record() {
+        let options = EngineOptions::default().with_output(OutputMode::Tsv);
+        let chunk = process(b"abc", ChunkKind::TooLong, &options);
+        let want = format!("abc\t\ttoo-long:0: {TOO_LONG_MESSAGE}\n");
+        assert_eq!(String::from_utf8_lossy(&chunk.out), want);
+        assert_eq!(chunk.report.stats.invalid_of(ErrorKind::TooLong), 1);
+        assert_eq!(chunk.report.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn terminators() {
+        assert_eq!(terminator(b"ab", 2), Some(0));
+        assert_eq!(terminator(b"ab\ncd", 2), Some(1));
+        assert_eq!(terminator(b"ab\r\ncd", 2), Some(2));
+        assert_eq!(terminator(b"ab\rcd", 2), None);
+        assert_eq!(terminator(b"abcd", 2), None);
+        assert_eq!(terminator(b"ab", 3), None);
+    }
+}
