@@ -62,7 +62,7 @@ def _read_rules(rules: Optional[PathLike]) -> Tuple[Optional[str], Optional[str]
         with open(path, encoding="utf-8") as f:
             return path, f.read()
     except OSError as e:
-        # The command line's message for a rules file it cannot read: `FILE: reason`.
+        # As the command line reports a rules file it cannot read: `FILE: reason`.
         raise ValueError(f"{path}: {e.strerror or e}") from None
 
 
