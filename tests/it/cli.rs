@@ -223,6 +223,15 @@ fn compare_prints_the_lowest_rung() {
         cmp("http://a/b c", "http://a/b%20c"),
         ("string".into(), Some(0))
     );
+    // Two addresses whose quoted local parts differ in case (RFC 5321 §2.4).
+    assert_eq!(
+        cmp("mailto:%22A@B%22@c.com", "mailto:%22A@b%22@c.com"),
+        ("different".into(), Some(1))
+    );
+    assert_eq!(
+        cmp("mailto:%22A@B%22@c.com", "mailto:%22A@B%22@C.com"),
+        ("scheme".into(), Some(0))
+    );
 }
 
 #[test]

@@ -494,3 +494,22 @@ fn rfc5952_4_through_the_normalizer() {
         "http://[2001:0db8:0:0:0:0:0:1]/"
     );
 }
+
+/// RFC 6068 §2 with RFC 5321 §2.4: in `mailto:` only the domain of each address is
+/// case-insensitive. A quoted local part may hold `@` (and `,`), so the domain is what
+/// follows the address's last `@`; the local part keeps its case ("The local-part of a
+/// mailbox MUST BE treated as case sensitive").
+#[test]
+fn rfc6068_2_mailto_domains_only() {
+    assert_eq!(scheme("mailto:%22A@B%22@C.COM"), "mailto:%22A@B%22@c.com");
+    assert_ne!(
+        scheme("mailto:%22A@B%22@c.com"),
+        scheme("mailto:%22A@b%22@c.com")
+    );
+    assert_eq!(
+        scheme("mailto:Joe@Example.COM,%22a,B%22@X.Org"),
+        "mailto:Joe@example.com,%22a,B%22@x.org"
+    );
+    // Not an addr-spec (an unquoted "@" in the local part): left as written.
+    assert_eq!(scheme("mailto:A@B@C.COM"), "mailto:A@B@C.COM");
+}
