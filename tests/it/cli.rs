@@ -426,3 +426,16 @@ fn cli_agrees_with_the_library_on_conformance_inputs() {
         }
     }
 }
+
+/// `--profile crawler` is `crawler@2`, which removes empty query pairs; `crawler@1` keeps
+/// its keys.
+#[test]
+fn crawler_profiles_and_empty_query_pairs() {
+    let input = b"http://a/?&\nhttp://a/?&utm_source=1\nhttp://a/?x&&y\n";
+    let o = run(&["normalize", "--profile", "crawler"], input);
+    assert_eq!(stdout(&o), "http://a/\nhttp://a/\nhttp://a/?x&y\n");
+    let o = run(&["normalize", "--profile", "crawler@2"], input);
+    assert_eq!(stdout(&o), "http://a/\nhttp://a/\nhttp://a/?x&y\n");
+    let o = run(&["normalize", "--profile", "crawler@1"], input);
+    assert_eq!(stdout(&o), "http://a/?&\nhttp://a/\nhttp://a/?x&&y\n");
+}
