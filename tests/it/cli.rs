@@ -439,3 +439,27 @@ fn crawler_profiles_and_empty_query_pairs() {
     let o = run(&["normalize", "--profile", "crawler@1"], input);
     assert_eq!(stdout(&o), "http://a/?&\nhttp://a/\nhttp://a/?x&&y\n");
 }
+
+/// `[` and `]` outside the host are a counted lenient repair (`brackets`); `--strict` keeps
+/// them an error; an IP literal keeps its brackets.
+#[test]
+fn brackets_outside_the_host_are_repaired() {
+    let input =
+        b"http://a/?p[]=1\nhttp://a/?p%5B%5D=1\nhttp://[2001:DB8::1]/x[0]#[y]\nhttp://a[b]/\n";
+    let o = run(&["normalize", "--stats"], input);
+    assert_eq!(
+        stdout(&o),
+        "http://a/?p%5B%5D=1\nhttp://a/?p%5B%5D=1\nhttp://[2001:db8::1]/x%5B0%5D#%5By%5D\n\n"
+    );
+    let err = stderr(&o);
+    assert!(err.contains(":4:9: syntax:"), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.split_whitespace().eq(["brackets", "6"])),
+        "{err}"
+    );
+    let o = run(&["normalize", "--strict"], input);
+    assert_eq!(stdout(&o), "\nhttp://a/?p%5B%5D=1\n\n\n");
+    assert!(stderr(&o).contains(":1:12: syntax: '[' or ']' outside an IP literal"));
+    assert!(stderr(&o).contains(":3:23: syntax:"), "{}", stderr(&o));
+}
