@@ -463,3 +463,15 @@ fn brackets_outside_the_host_are_repaired() {
     assert!(stderr(&o).contains(":1:12: syntax: '[' or ']' outside an IP literal"));
     assert!(stderr(&o).contains(":3:23: syntax:"), "{}", stderr(&o));
 }
+
+/// `to-uri --ascii-host` converts non-ASCII labels only: RFC 3490 §4.1 ToASCII leaves an
+/// all-ASCII label as it is, case included. The ladder's keys still lowercase the host.
+#[test]
+fn to_uri_ascii_host_keeps_ascii_labels() {
+    let o = run(&["to-uri", "--ascii-host"], "HTTP://É.COM/\n".as_bytes());
+    assert_eq!(stdout(&o), "HTTP://xn--9ca.COM/\n");
+    let o = run(&["to-uri"], "HTTP://É.COM/\n".as_bytes());
+    assert_eq!(stdout(&o), "HTTP://%C3%89.COM/\n");
+    let o = run(&["normalize"], "HTTP://É.COM/\n".as_bytes());
+    assert_eq!(stdout(&o), "http://xn--9ca.com/\n");
+}
