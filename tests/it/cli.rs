@@ -475,3 +475,43 @@ fn to_uri_ascii_host_keeps_ascii_labels() {
     let o = run(&["normalize"], "HTTP://É.COM/\n".as_bytes());
     assert_eq!(stdout(&o), "http://xn--9ca.com/\n");
 }
+
+/// A valid record with an empty key (`#x` with `--drop-fragment`: the empty reference) and
+/// an error record both give an empty line in `key` output (README, "Output modes"); `tsv`,
+/// `jsonl`, `--on-error skip` and `check` tell them apart.
+#[test]
+fn empty_keys_and_errors_are_told_apart_outside_key_output() {
+    let input = b"#x\n\x01\n";
+    let o = run(&["normalize", "--drop-fragment"], input);
+    assert_eq!(stdout(&o), "\n\n");
+    let o = run(&["normalize", "--drop-fragment", "--output", "tsv"], input);
+    let lines: Vec<Vec<String>> = stdout(&o)
+        .lines()
+        .map(|l| l.split('\t').map(str::to_owned).collect())
+        .collect();
+    assert_eq!(lines[0], ["#x", "", ""]);
+    assert_eq!(lines[1][1], "");
+    assert!(lines[1][2].starts_with("control:1:"), "{lines:?}");
+    let o = run(
+        &["normalize", "--drop-fragment", "--output", "jsonl"],
+        input,
+    );
+    let rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["key"], "");
+    assert!(rows[0]["error"].is_null());
+    assert!(rows[1]["key"].is_null());
+    assert_eq!(rows[1]["error"]["kind"], "control");
+    let o = run(
+        &["normalize", "--drop-fragment", "--on-error", "skip"],
+        input,
+    );
+    assert_eq!(stdout(&o), "\n");
+    let o = run(&["check"], b"#x\n");
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["check"], input);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains(":2:1: control:"), "{}", stderr(&o));
+}
