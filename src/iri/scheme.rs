@@ -115,6 +115,37 @@ pub static SCHEMES: &[SchemeRule] = &[
         Special::None,
         "RFC 4248 §2",
     ),
+    // RFC 2384 §3: "If :<port> is omitted, the port defaults to 110." A POP URL names a
+    // server and mailbox, with no path: an empty path stays empty.
+    row(
+        "pop",
+        Some("110"),
+        false,
+        true,
+        Special::None,
+        "RFC 2384 §3",
+    ),
+    // RFC 7252 §6.1: the port "indicates the UDP port at which the CoAP server is located.
+    // If it is empty or not given, then the default port 5683 is assumed"; §6.2, the same
+    // with 5684 for coaps. §6.3: "If the port is equal to the default port for a scheme,
+    // the normal form is to elide the port subcomponent. Likewise, an empty path component
+    // is equivalent to an absolute path of "/"".
+    row(
+        "coap",
+        Some("5683"),
+        true,
+        true,
+        Special::None,
+        "RFC 7252 §6.1, §6.3",
+    ),
+    row(
+        "coaps",
+        Some("5684"),
+        true,
+        true,
+        Special::None,
+        "RFC 7252 §6.2, §6.3",
+    ),
     // RFC 8089 §2: file-auth = "localhost" / host; "localhost" is interpreted "exactly as
     // if no authority were present".
     row("file", None, false, true, Special::File, "RFC 8089 §2"),
