@@ -36,7 +36,7 @@ pub use ladder::{
 
 /// The version of the keys: it changes whenever any key, at any level, form or profile,
 /// changes (see the CHANGELOG). Keys of different versions must not be compared.
-pub const KEY_VERSION: u32 = 1;
+pub const KEY_VERSION: u32 = 2;
 
 /// The README's Rust examples, compiled and run as doctests so they stay true.
 #[cfg(doctest)]

@@ -170,7 +170,7 @@ pub(crate) struct KeyArgs {
     /// Protocol-rung rules from a TOML file (see docs/protocol.md).
     #[arg(long, value_name = "FILE", conflicts_with = "profile")]
     pub(crate) rules: Option<PathBuf>,
-    /// A built-in versioned rule profile: `crawler` (the newest) or `crawler@1`.
+    /// A built-in versioned rule profile: `crawler` (the newest), `crawler@1` or `crawler@2`.
     #[arg(long, value_name = "NAME")]
     pub(crate) profile: Option<String>,
     /// With --form surt, write the scheme too (`http://(com,example,)/`).

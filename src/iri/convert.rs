@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 
 use crate::iri::error::{Error, ErrorKind};
-use crate::iri::host::{self, HostForm};
+use crate::iri::host;
 use crate::iri::parse::{HostKind, IriRef};
 use crate::iri::percent::{self, Recode};
 use crate::iri::scheme;
@@ -81,7 +81,7 @@ fn write_uri(
         Some(h) if dns && view.host_kind() == HostKind::RegName && !h.is_ascii() => {
             let host_start = h.as_ptr() as usize - text.as_ptr() as usize;
             percent::recode(&text[..host_start], TO_URI, out);
-            if host::dns_host(h, HostForm::Ascii, out).is_err() {
+            if host::to_ascii_host(h, out).is_err() {
                 return Err(Error::at_byte(
                     ErrorKind::Idna,
                     text,
@@ -193,6 +193,20 @@ mod tests {
         assert_eq!(
             to_uri("http://é.example:8080/?é", crate::HostMapping::ToAscii).unwrap(),
             "http://xn--9ca.example:8080/?%C3%A9"
+        );
+    }
+
+    #[test]
+    fn ascii_host_keeps_the_case_of_ascii_labels() {
+        // RFC 3490 §4.1 step 1: Nameprep (and its case folding) runs only for a label with
+        // non-ASCII code points; case is the ladder's business, not the mapping's.
+        assert_eq!(
+            to_uri("HTTP://É.COM/", crate::HostMapping::ToAscii).unwrap(),
+            "HTTP://xn--9ca.COM/"
+        );
+        assert_eq!(
+            to_uri("http://Ex.Bücher.ORG/É", crate::HostMapping::ToAscii).unwrap(),
+            "http://Ex.xn--bcher-kva.ORG/%C3%89"
         );
     }
 

@@ -372,6 +372,55 @@ pub fn dns_host(host: &str, form: HostForm, out: &mut String) -> Result<(), Idna
     dns_host_slow(host, form, out)
 }
 
+/// Appends the host as the optional ToASCII step of RFC 3987 §3.1 writes it (`to_uri` with
+/// [`HostMapping::ToAscii`](crate::iri::convert::HostMapping::ToAscii)): each label that
+/// holds non-ASCII characters becomes its A-label, and every other label is left exactly as
+/// written, case and percent-encodings included. RFC 3490 §4.1: "ToASCII never alters a
+/// sequence of code points that are all in the ASCII range to begin with (although it could
+/// fail)": its step 1 skips Nameprep (and so case folding) for such a label. Case is the
+/// comparison ladder's business (RFC 3987 §5.3.2.1), not the mapping's.
+///
+/// The whole name is first checked and converted as [`dns_host`] does in
+/// [`HostForm::Ascii`] (so a name fails here exactly when it fails there); its labels are
+/// then matched with the labels of `host`, split at the four dots of RFC 3490 §3.1 step 1
+/// (written `.` in the result). Should the two not have the same number of labels (a
+/// percent-encoded `.` that decoding turned into a separator), the whole converted name is
+/// written. On `Err` nothing is appended.
+pub fn to_ascii_host(host: &str, out: &mut String) -> Result<(), IdnaFailure> {
+    let mut ascii = String::new();
+    dns_host(host, HostForm::Ascii, &mut ascii)?;
+    let labels: Vec<&str> = host
+        .split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}'])
+        .collect();
+    if labels.len() != ascii.split('.').count() {
+        out.push_str(&ascii);
+        return Ok(());
+    }
+    for (i, (label, converted)) in labels.iter().zip(ascii.split('.')).enumerate() {
+        if i > 0 {
+            out.push('.');
+        }
+        out.push_str(if is_ascii_label(label) {
+            label
+        } else {
+            converted
+        });
+    }
+    Ok(())
+}
+
+/// Whether a label, as written in an `ireg-name`, is all ASCII once percent-decoded (no raw
+/// non-ASCII character, no `%XX` of an octet above 7F).
+fn is_ascii_label(label: &str) -> bool {
+    let b = label.as_bytes();
+    b.iter().enumerate().all(|(i, &c)| {
+        c.is_ascii()
+            && !(c == b'%'
+                && b.get(i + 1)
+                    .is_some_and(|&h| chars::hex_value(h).is_some_and(|v| v >= 8)))
+    })
+}
+
 /// Whether a pure-ASCII host is already a valid host under the rules of [`dns_host`] and
 /// needs nothing but lowercasing: the fast path.
 pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
@@ -480,6 +529,34 @@ fn percent_decode(b: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn to_ascii(h: &str) -> Result<String, IdnaFailure> {
+        let mut out = String::from("prefix|");
+        let r = to_ascii_host(h, &mut out);
+        if r.is_err() {
+            assert_eq!(out, "prefix|");
+        }
+        r.map(|()| out["prefix|".len()..].to_owned())
+    }
+
+    #[test]
+    fn to_ascii_host_leaves_ascii_labels_as_written() {
+        // RFC 3490 §4.1: "ToASCII never alters a sequence of code points that are all in
+        // the ASCII range to begin with".
+        assert_eq!(to_ascii("É.COM").unwrap(), "xn--9ca.COM");
+        assert_eq!(to_ascii("WWW.Bücher.DE.").unwrap(), "WWW.xn--bcher-kva.DE.");
+        // A percent-encoded ASCII label stays as written; an encoded non-ASCII one is
+        // converted (RFC 3986 §3.2.2: it stands for UTF-8).
+        assert_eq!(to_ascii("%41b.%C3%A9").unwrap(), "%41b.xn--9ca");
+        // The other dots of RFC 3490 §3.1 step 1 separate labels and are written ".".
+        assert_eq!(to_ascii("例え\u{3002}TEST").unwrap(), "xn--r8jz45g.TEST");
+        // It fails exactly when dns_host fails, ASCII labels included (STD3 rules, §4.1
+        // step 3).
+        assert!(to_ascii("é.a_b").is_err());
+        assert!(to_ascii("é.-a").is_err());
+        // An ASCII ACE label is ASCII: left as written.
+        assert_eq!(to_ascii("XN--9CA.é").unwrap(), "XN--9CA.xn--9ca");
+    }
 
     fn canon(s: &str) -> String {
         let a = parse_ipv6(s).unwrap_or_else(|| panic!("{s:?} should parse"));

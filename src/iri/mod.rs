@@ -12,10 +12,13 @@
 //! - [`path`] and [`mod@resolve`]: dot segments and reference resolution (RFC 3986 §5.2);
 //! - [`convert`]: the IRI → URI mapping and URI → IRI conversion (RFC 3987 §3.1, §3.2);
 //! - [`scheme`]: what each scheme's RFC defines (default port, DNS hosts, empty path), the
-//!   one table the ladder and the fast path both read (RFC 3986 §6.2.3).
+//!   one table the ladder and the fast path both read (RFC 3986 §6.2.3);
+//! - [`bidi`]: the bidi structure of components (RFC 3987 §4.2), for warnings (not used by
+//!   the ladder yet).
 //!
 //! Nothing here depends on the other layers of the crate.
 
+pub mod bidi;
 pub mod chars;
 pub mod components;
 pub mod convert;

@@ -6,7 +6,14 @@
 //! - the printable ASCII characters that URIs never allow (space `"` `<` `>` `\` `^`
 //!   backtick `{` `|` `}`) are percent-encoded, as RFC 3987 §3.1 permits;
 //! - a `%` not followed by two hex digits becomes `%25`;
-//! - an octet that is not part of valid UTF-8 is kept exactly, as `%XX` (never U+FFFD).
+//! - an octet that is not part of valid UTF-8 is kept exactly, as `%XX` (never U+FFFD);
+//! - `[` and `]` outside the host are percent-encoded (`%5B`, `%5D`): RFC 3986 §3.2.2 allows
+//!   them only around an IP literal, yet real URLs carry them in queries (`?p[]=1`, the
+//!   array parameters of PHP and Rails) and paths. RFC 3987 §3.1 lets the mapping to a URI
+//!   percent-encode characters a URI cannot hold; these two are counted as their own repair,
+//!   [`RepairKind::Brackets`]. The host (an IP literal, with its brackets) and the port are
+//!   left exactly as written, so `http://[::1]/` is untouched and `http://a[b]/` stays an
+//!   error. The repair gives `?p[]=1` and `?p%5B%5D=1` the same key.
 //!
 //! Under `strict` each of these is an error instead, and nothing is trimmed. Nothing else
 //! is touched here: controls, bidi formatting characters and grammar errors are the parser's
@@ -37,15 +44,19 @@ pub enum RepairKind {
     StrayPercent,
     /// An octet that is not part of valid UTF-8, written `%XX`.
     NonUtf8,
+    /// A `[` or `]` outside the host (in the userinfo, path, query or fragment), written
+    /// `%5B` or `%5D`.
+    Brackets,
 }
 
 impl RepairKind {
     /// Every kind, in declaration order.
-    pub const ALL: [RepairKind; 4] = [
+    pub const ALL: [RepairKind; 5] = [
         RepairKind::Trim,
         RepairKind::ForbiddenAscii,
         RepairKind::StrayPercent,
         RepairKind::NonUtf8,
+        RepairKind::Brackets,
     ];
 
     /// The stable name printed by `--stats` and `--explain`.
@@ -55,6 +66,7 @@ impl RepairKind {
             RepairKind::ForbiddenAscii => "forbidden-ascii",
             RepairKind::StrayPercent => "stray-percent",
             RepairKind::NonUtf8 => "non-utf8",
+            RepairKind::Brackets => "brackets",
         }
     }
 }
@@ -63,7 +75,7 @@ impl RepairKind {
 /// counts once per record).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Repairs {
-    counts: [u64; 4],
+    counts: [u64; RepairKind::ALL.len()],
 }
 
 impl Repairs {
@@ -103,6 +115,42 @@ fn trim_blanks(raw: &[u8]) -> &[u8] {
         .rposition(|&b| !is_blank(b))
         .map_or(start, |i| i + 1);
     &raw[start..end]
+}
+
+/// The bytes of `s` where `[` and `]` are left as they are: the host and port of the
+/// authority, from just after the last `@` of the authority (or its start) to its end
+/// (RFC 3986 §3.2: the authority follows `//` and ends at the next `/`, `?` or `#`; the
+/// `//` comes first in a network-path reference or right after `scheme:`, §3.1, §4.2).
+/// An IP literal is the only place a URI may hold them (§3.2.2); anywhere else in the host
+/// they stay for the parser to reject. Empty when there is no authority.
+fn bracket_host_range(s: &[u8]) -> std::ops::Range<usize> {
+    let scheme_len = match s.first() {
+        Some(b) if b.is_ascii_alphabetic() => s
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+            .filter(|&i| s[i] == b':')
+            .map_or(0, |i| i + 1),
+        _ => 0,
+    };
+    let Some(rest) = s[scheme_len..].strip_prefix(b"//") else {
+        return 0..0;
+    };
+    let start = scheme_len + 2;
+    let end = rest
+        .iter()
+        .position(|&b| matches!(b, b'/' | b'?' | b'#'))
+        .map_or(s.len(), |i| start + i);
+    let host = s[start..end]
+        .iter()
+        .rposition(|&b| b == b'@')
+        .map_or(start, |i| start + i + 1);
+    host..end
+}
+
+/// Whether `b`, at index `i`, is a bracket that the lenient repairs encode.
+#[inline]
+fn is_stray_bracket(b: u8, i: usize, host: &std::ops::Range<usize>) -> bool {
+    (b == b'[' || b == b']') && !host.contains(&i)
 }
 
 /// Whether `s[i]` (a `%`) starts a well-formed `pct-encoded` triplet.
@@ -156,7 +204,9 @@ pub fn prepare_str<'a>(
     if body.is_empty() {
         return Err(Error::new(ErrorKind::Empty, 0, "empty record"));
     }
-    let first = first_needing_repair(body);
+    // Under strict, brackets are the parser's to report, in its order (a control character
+    // before them is reported as one).
+    let first = first_needing_repair(body, !strict);
     let trimmed = body.len() != bytes.len();
     let Some(first) = first else {
         if trimmed {
@@ -187,14 +237,22 @@ pub fn prepare_str<'a>(
 }
 
 /// The index of the first byte of `s` that needs a repair (a forbidden printable ASCII
-/// character or a stray `%`), if any. Valid UTF-8 is assumed.
+/// character, a stray `%`, or with `brackets` a `[` or `]` outside the host), if any. Valid
+/// UTF-8 is assumed.
 #[inline]
-fn first_needing_repair(s: &[u8]) -> Option<usize> {
+fn first_needing_repair(s: &[u8], brackets: bool) -> Option<usize> {
     let mut i = 0;
+    let mut host = None;
     while i < s.len() {
         let b = s[i];
         if chars::is(b, FORBIDDEN_PRINTABLE) || (b == b'%' && !is_pct_triplet(s, i)) {
             return Some(i);
+        }
+        if brackets && (b == b'[' || b == b']') {
+            let host = host.get_or_insert_with(|| bracket_host_range(s));
+            if !host.contains(&i) {
+                return Some(i);
+            }
         }
         i += 1;
     }
@@ -205,11 +263,15 @@ fn first_needing_repair(s: &[u8]) -> Option<usize> {
 fn repair_into(s: &[u8], first: usize, out: &mut String, repairs: &mut Repairs) {
     let mut buf = std::mem::take(out).into_bytes();
     buf.extend_from_slice(&s[..first]);
+    let host = bracket_host_range(s);
     for i in first..s.len() {
         let b = s[i];
         if chars::is(b, FORBIDDEN_PRINTABLE) {
             push_pct(&mut buf, b);
             repairs.add(RepairKind::ForbiddenAscii);
+        } else if is_stray_bracket(b, i, &host) {
+            push_pct(&mut buf, b);
+            repairs.add(RepairKind::Brackets);
         } else if b == b'%' && !is_pct_triplet(s, i) {
             buf.extend_from_slice(b"%25");
             repairs.add(RepairKind::StrayPercent);
@@ -274,7 +336,7 @@ fn prepare_invalid_utf8<'a>(
         }
     }
     let bytes = text.as_bytes();
-    match first_needing_repair(bytes) {
+    match first_needing_repair(bytes, true) {
         None => *scratch = text,
         Some(first) => {
             scratch.clear();
@@ -298,11 +360,15 @@ pub fn original_column(raw: &[u8], repaired_column: usize) -> usize {
     let mut produced = 0usize;
     let mut column = lead;
     let mut i = 0;
+    // Invalid octets become `%XX` without moving the ASCII delimiters, so the host found in
+    // the raw record is the one the repairs saw.
+    let host = bracket_host_range(body);
     while i < body.len() {
         let b = body[i];
         let (unit_len, out_chars) = if b < 0x80 {
-            let expands =
-                chars::is(b, FORBIDDEN_PRINTABLE) || (b == b'%' && !is_pct_triplet(body, i));
+            let expands = chars::is(b, FORBIDDEN_PRINTABLE)
+                || (b == b'%' && !is_pct_triplet(body, i))
+                || is_stray_bracket(b, i, &host);
             (1, if expands { 3 } else { 1 })
         } else {
             match utf8_char_len(&body[i..]) {
@@ -392,6 +458,75 @@ mod tests {
         assert_eq!(lenient(b"").0.unwrap_err().kind, ErrorKind::Empty);
         assert_eq!(lenient(b" \t ").0.unwrap_err().kind, ErrorKind::Empty);
         assert_eq!(strict(b"").unwrap_err().kind, ErrorKind::Empty);
+    }
+
+    #[test]
+    fn brackets_outside_the_host_are_encoded_and_counted() {
+        // RFC 3986 §3.2.2: "[" and "]" belong around an IP literal only.
+        let (out, r) = lenient(b"http://a/?p[]=1&q[x]=2");
+        assert_eq!(out.unwrap(), "http://a/?p%5B%5D=1&q%5Bx%5D=2");
+        assert_eq!(r.get(RepairKind::Brackets), 4);
+        assert_eq!(r.total(), 4);
+        let (out, r) = lenient(b"http://[2001:db8::1]:8080/a[1]#b]");
+        assert_eq!(out.unwrap(), "http://[2001:db8::1]:8080/a%5B1%5D#b%5D");
+        assert_eq!(r.get(RepairKind::Brackets), 3);
+        // Userinfo is outside the host; the IP literal after the last "@" is kept.
+        let (out, _) = lenient(b"//u[1]@[v1.x]/[");
+        assert_eq!(out.unwrap(), "//u%5B1%5D@[v1.x]/%5B");
+        // No authority: every bracket is outside a host.
+        let (out, _) = lenient(b"mailto:a[1]@b.c");
+        assert_eq!(out.unwrap(), "mailto:a%5B1%5D@b.c");
+        let (out, _) = lenient(b"a[b]/c");
+        assert_eq!(out.unwrap(), "a%5Bb%5D/c");
+        // Brackets in the host or port that are no IP literal stay, for the parser.
+        for raw in [
+            "http://[::1]/",
+            "http://a[b]/",
+            "http://[::1]]/",
+            "http://h:8]/x",
+        ] {
+            let (out, r) = lenient(raw.as_bytes());
+            assert_eq!(out.unwrap(), raw);
+            assert_eq!(r.total(), 0);
+        }
+        // With other repairs in the same record: a space, a backslash, invalid UTF-8.
+        let (out, r) = lenient(b" http://a/ [\\\xFF]");
+        assert_eq!(out.unwrap(), "http://a/%20%5B%5C%FF%5D");
+        assert_eq!(r.get(RepairKind::Brackets), 2);
+        assert_eq!(r.get(RepairKind::ForbiddenAscii), 2);
+        assert_eq!(r.get(RepairKind::NonUtf8), 1);
+        assert_eq!(r.get(RepairKind::Trim), 1);
+        let (out, r) = lenient(b"http://[::1]/\xE9[");
+        assert_eq!(out.unwrap(), "http://[::1]/%E9%5B");
+        assert_eq!(r.get(RepairKind::Brackets), 1);
+    }
+
+    #[test]
+    fn strict_leaves_brackets_to_the_parser() {
+        // Nothing is repaired; the parser rejects them (`--strict` keeps them an error).
+        assert_eq!(strict(b"http://a/?p[]=1").unwrap(), "http://a/?p[]=1");
+        assert_eq!(strict(b"http://[::1]/").unwrap(), "http://[::1]/");
+    }
+
+    #[test]
+    fn columns_map_back_through_bracket_repairs() {
+        // After an IP literal (kept), two brackets (3 characters each) and an invalid octet
+        // (3 characters), the control character is at raw column 19.
+        let raw: &[u8] = b"  http://[::1]/[\xFF]\x07";
+        let (out, _) = lenient(raw);
+        let out = out.unwrap();
+        assert_eq!(out, "http://[::1]/%5B%FF%5D\u{7}");
+        let col = out.chars().position(|c| c == '\u{7}').unwrap() + 1;
+        assert_eq!(col, 23);
+        assert_eq!(original_column(raw, col), 19);
+        // A column inside the IP literal does not move.
+        assert_eq!(original_column(raw, 9), 11);
+        let raw = "a[é]\u{7}".as_bytes();
+        let (out, _) = lenient(raw);
+        let out = out.unwrap();
+        let col = out.chars().position(|c| c == '\u{7}').unwrap() + 1;
+        assert_eq!(col, 9);
+        assert_eq!(original_column(raw, col), 5);
     }
 
     #[test]

@@ -119,6 +119,37 @@ pub static SCHEMES: &[SchemeRule] = &[
         Special::None,
         "RFC 4248 §2",
     ),
+    // RFC 2384 §3: "If :<port> is omitted, the port defaults to 110." A POP URL names a
+    // server and mailbox, with no path: an empty path stays empty.
+    row(
+        "pop",
+        Some("110"),
+        false,
+        true,
+        Special::None,
+        "RFC 2384 §3",
+    ),
+    // RFC 7252 §6.1: the port "indicates the UDP port at which the CoAP server is located.
+    // If it is empty or not given, then the default port 5683 is assumed"; §6.2, the same
+    // with 5684 for coaps. §6.3: "If the port is equal to the default port for a scheme,
+    // the normal form is to elide the port subcomponent. Likewise, an empty path component
+    // is equivalent to an absolute path of "/"".
+    row(
+        "coap",
+        Some("5683"),
+        true,
+        true,
+        Special::None,
+        "RFC 7252 §6.1, §6.3",
+    ),
+    row(
+        "coaps",
+        Some("5684"),
+        true,
+        true,
+        Special::None,
+        "RFC 7252 §6.2, §6.3",
+    ),
     // RFC 8089 §2: file-auth = "localhost" / host; "localhost" is interpreted "exactly as
     // if no authority were present".
     row("file", None, false, true, Special::File, "RFC 8089 §2"),
@@ -166,29 +197,154 @@ pub fn write_port(rule: &SchemeRule, port: &str, out: &mut String) {
     }
 }
 
-/// Lowercases the ASCII letters of the domain part of each address of a `mailto:` path,
-/// leaving percent-encodings (whose hex must stay uppercase) and everything else alone.
-/// `path` is the path as written so far, starting at byte `start` of `out`.
+/// Lowercases the ASCII letters of the domain of each address of a `mailto:` path, leaving
+/// local parts, percent-encodings (whose hex must stay uppercase) and everything else alone.
+/// `path` is the path as written so far, starting at byte `start` of `out`; it ends at the
+/// first `?` or `#` (the header fields are not addresses).
+///
+/// RFC 6068 §2: `to = addr-spec *("," addr-spec)` and `addr-spec = local-part "@" domain`,
+/// where a local part may be a `quoted-string` that holds `@` and `,`
+/// (`qtext-no-obs = %d33 / %d35-91 / %d93-126`), written percent-encoded in the URI
+/// (`"` as `%22`, `\` as `%5C`). RFC 5321 §2.4: "The local-part of a mailbox MUST BE
+/// treated as case sensitive", while "Mailbox domains follow normal DNS rules and are hence
+/// not case sensitive". So the path is cut into addresses at each `,` outside a quoted
+/// string, and in each address only the text after its last `@` is lowercased, and only
+/// when the address reads as an `addr-spec`: a `dot-atom-text` or `quoted-string` local
+/// part, then a `dot-atom-text` or `[...]` domain (RFC 5322 §3.2.3, §3.4.1, with the
+/// non-ASCII octets RFC 6532 §3.2 allows). An address that does not read as one is left
+/// exactly as it is.
 pub fn lowercase_mailto_domains(out: &mut String, start: usize) {
+    let end = out[start..]
+        .find(['?', '#'])
+        .map_or(out.len(), |i| start + i);
     // Safe on UTF-8: only ASCII letters are changed, in place.
     let mut bytes = std::mem::take(out).into_bytes();
-    let mut in_domain = false;
-    let mut i = start;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'@' => in_domain = true,
-            b',' => in_domain = false,
-            b'?' | b'#' => break,
-            b'%' => {
-                i += 3;
-                continue;
+    let mut from = start;
+    while from <= end {
+        let to = mailto_address_end(&bytes[..end], from);
+        if let Some(at) = mailto_domain_start(&bytes[from..to]) {
+            let mut i = from + at;
+            while i < to {
+                if bytes[i] == b'%' {
+                    i += 3;
+                    continue;
+                }
+                bytes[i] = bytes[i].to_ascii_lowercase();
+                i += 1;
             }
-            b if in_domain => bytes[i] = b.to_ascii_lowercase(),
-            _ => {}
         }
-        i += 1;
+        from = to + 1;
     }
     *out = String::from_utf8(bytes).unwrap_or_default();
+}
+
+/// The octet at `i` of a `mailto:` path, percent-decoded, and the index after it.
+fn mailto_octet(b: &[u8], i: usize) -> (u8, usize) {
+    if b[i] == b'%' && i + 2 < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+            return ((h * 16 + l) as u8, i + 3);
+        }
+    }
+    (b[i], i + 1)
+}
+
+/// The end (exclusive) of the address of a `mailto:` path starting at `from`: the next `,`
+/// outside a quoted string (a raw `,`; `%2C` is text), or the end of `b`.
+fn mailto_address_end(b: &[u8], from: usize) -> usize {
+    let mut quoted = false;
+    let mut i = from;
+    while i < b.len() {
+        if b[i] == b',' && !quoted {
+            return i;
+        }
+        let (c, next) = mailto_octet(b, i);
+        i = next;
+        match c {
+            b'"' => quoted = !quoted,
+            // A quoted-pair: the next octet is taken as it is.
+            b'\\' if quoted && i < b.len() => i = mailto_octet(b, i).1,
+            _ => {}
+        }
+    }
+    b.len()
+}
+
+/// Where the domain of one `mailto:` address starts (after its `@`), if the address reads
+/// as an `addr-spec` (see [`lowercase_mailto_domains`]).
+fn mailto_domain_start(a: &[u8]) -> Option<usize> {
+    let at = a.iter().rposition(|&c| c == b'@')?;
+    let (local, domain) = (&a[..at], &a[at + 1..]);
+    let decoded = |s: &[u8]| {
+        let mut v = Vec::with_capacity(s.len());
+        let mut i = 0;
+        while i < s.len() {
+            let (c, next) = mailto_octet(s, i);
+            v.push(c);
+            i = next;
+        }
+        v
+    };
+    let (local, domain) = (decoded(local), decoded(domain));
+    let local_ok = is_dot_atom_text(&local) || is_quoted_string(&local);
+    let domain_ok = is_dot_atom_text(&domain) || is_domain_literal(&domain);
+    (local_ok && domain_ok).then_some(at + 1)
+}
+
+/// RFC 5322 §3.2.3 `atext`, with the non-ASCII octets of RFC 6532 §3.2.
+fn is_atext(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&c) || c >= 0x80
+}
+
+/// RFC 5322 §3.2.3: `dot-atom-text = 1*atext *("." 1*atext)`.
+fn is_dot_atom_text(s: &[u8]) -> bool {
+    !s.is_empty()
+        && s.split(|&c| c == b'.')
+            .all(|p| !p.is_empty() && p.iter().all(|&c| is_atext(c)))
+}
+
+/// RFC 6068 §2 / RFC 5322 §3.2.4: a `quoted-string` of `qtext-no-obs`, white space and
+/// quoted pairs (`\` followed by `VCHAR` or `WSP`), with the non-ASCII octets of
+/// RFC 6532 §3.2.
+fn is_quoted_string(s: &[u8]) -> bool {
+    let [b'"', inner @ .., b'"'] = s else {
+        return false;
+    };
+    let mut i = 0;
+    while i < inner.len() {
+        match inner[i] {
+            b'\\' => {
+                match inner.get(i + 1) {
+                    Some(&c)
+                        if (0x21..=0x7e).contains(&c) || c == b' ' || c == b'\t' || c >= 0x80 => {}
+                    _ => return false,
+                }
+                i += 2;
+            }
+            b'"' => return false,
+            // qtext-no-obs, the WSP of FWS, and UTF-8.
+            c if c == 0x21
+                || (0x23..=0x7e).contains(&c)
+                || c == b' '
+                || c == b'\t'
+                || c >= 0x80 =>
+            {
+                i += 1
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// RFC 6068 §2: `"[" *dtext-no-obs "]"`, `dtext-no-obs = %d33-90 / %d94-126`.
+fn is_domain_literal(s: &[u8]) -> bool {
+    let [b'[', inner @ .., b']'] = s else {
+        return false;
+    };
+    inner
+        .iter()
+        .all(|&c| (33..=90).contains(&c) || (94..=126).contains(&c))
 }
 
 /// Lowercases the NID of a `urn:` path (`NID:NSS`) written in `out` from byte `start`.
@@ -297,6 +453,44 @@ mod tests {
         let mut s = String::from("Joe@Ex%C3%A9.COM");
         lowercase_mailto_domains(&mut s, 0);
         assert_eq!(s, "Joe@ex%C3%A9.com");
+    }
+
+    #[test]
+    fn mailto_quoted_local_parts_keep_their_case() {
+        // RFC 6068 §2 lets a quoted local part hold "@" (qtext-no-obs takes %d35-91), and
+        // RFC 5321 §2.4: "The local-part of a mailbox MUST BE treated as case sensitive".
+        // Only the text after the last "@" is the domain.
+        let k = |s: &str| {
+            let mut out = String::from(s);
+            lowercase_mailto_domains(&mut out, 0);
+            out
+        };
+        assert_eq!(k("%22A@B%22@C.com"), "%22A@B%22@c.com");
+        assert_ne!(k("%22A@B%22@c.com"), k("%22A@b%22@c.com"));
+        // A "," inside quotes is part of the local part, not a separator between addresses.
+        assert_eq!(k("%22X,Y@Z%22@D.ORG,Q@E.NET"), "%22X,Y@Z%22@d.org,Q@e.net");
+        // A quoted pair (%5C) escapes the quote after it.
+        assert_eq!(k("%22A%5C%22@B%22@C.com"), "%22A%5C%22@B%22@c.com");
+        // Each address on its own: the first reads as an addr-spec, the second does not
+        // (unquoted "@" in the local part), the third does.
+        assert_eq!(k("A@B.C,X@Y@Z.W,M@N.O"), "A@b.c,X@Y@Z.W,M@n.o");
+        // Not an addr-spec: an unterminated quote, an empty local part or domain, a dot at
+        // the end of a dot-atom, no "@" at all: left exactly as written.
+        for s in [
+            "%22A@B.COM",
+            "@B.COM",
+            "A@",
+            "A.@B.COM",
+            "A@B..COM",
+            "JOE",
+            "A@%22B%22",
+        ] {
+            assert_eq!(k(s), s);
+        }
+        // A domain literal (RFC 6068 §2: "[" *dtext-no-obs "]", percent-encoded in a URI).
+        assert_eq!(k("A@%5BIPv6:2001:DB8::1%5D"), "A@%5Bipv6:2001:db8::1%5D");
+        // The header fields after "?" are not addresses.
+        assert_eq!(k("A@B.COM?To=X@Y.COM"), "A@b.com?To=X@Y.COM");
     }
 
     #[test]

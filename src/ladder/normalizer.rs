@@ -224,7 +224,8 @@ impl Normalizer {
             let mut repaired = std::mem::take(&mut scratch.repaired);
             let r = repair::prepare_text(raw, text, repair, &mut repaired, &mut notes.repairs)
                 .and_then(|record| {
-                    let same = text.is_some_and(|t| t.as_ptr() == record.as_ptr());
+                    let same = text
+                        .is_some_and(|t| t.as_ptr() == record.as_ptr() && t.len() == record.len());
                     if (ask_fast || !same) && self.fast.accepts(record) {
                         out.push_str(record);
                         return Ok(());

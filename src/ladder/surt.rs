@@ -13,9 +13,13 @@
 //!   names. An IP literal keeps its brackets (`[2001:db8::1]`) so that its colons cannot be
 //!   mistaken for a port. An empty host (`file:///p`) is written as nothing (`)/p`).
 //!   A registered name may contain `,`, `(` and `)` (RFC 3986 sub-delims; never in a DNS
-//!   name): in the SURT they are written `%2c`, `%28`, `%29`, so that the host part can
-//!   always be read back (the `surt` package writes them raw: `a,b.com` gives the same
-//!   `com,a,b)` as `a.b.com`).
+//!   name) and percent-encodings: in the SURT `%`, `,`, `(` and `)` are written `%25`,
+//!   `%2c`, `%28`, `%29`, so that the host part always reads back to the key's host
+//!   (`b%2Ca` gives `b%252ca`, `b,a` gives `b%2ca`; the `surt` package writes them raw:
+//!   `a,b.com` gives the same `com,a,b)` as `a.b.com`). A host that is not ASCII once
+//!   decoded keeps its case, as it does in the key (the rungs lowercase only ASCII hosts,
+//!   RFC 3987 §5.3.2.1). Two keys with different hosts or ports therefore never share the
+//!   host part of their SURTs.
 //! * **port**: kept when the key has one (`com,example:8080)`); the scheme rung has
 //!   already dropped a default port.
 //! * **userinfo**: dropped, as the Internet Archive does: credentials do not belong in an
@@ -25,8 +29,8 @@
 //!   them. Nothing is decoded, re-encoded, sorted or removed here: a fragment or an empty
 //!   `?` is in the SURT when it is in the key (drop them with `--drop-fragment` or a
 //!   protocol rule, as `crawler@1` does).
-//! * **case**: the SURT is ASCII-lowercased throughout, as Internet Archive SURTs are,
-//!   including the path, the query and the hex digits of percent-encodings (`%C3%A9` →
+//! * **case**: the SURT is ASCII-lowercased throughout (but for a host that is not ASCII
+//!   once decoded, above), as Internet Archive SURTs are, including the path, the query and the hex digits of percent-encodings (`%C3%A9` →
 //!   `%c3%a9`). Non-ASCII characters (an `iri` key) are left as they are. This lowercasing
 //!   merges keys that differ in the case of the path or query (`/A` and `/a`), which a
 //!   case-sensitive server treats as different resources; [`SurtOptions::keep_case`] turns
@@ -53,6 +57,7 @@
 //! ```
 
 use crate::iri::parse::{HostKind, IriRef};
+use crate::iri::percent;
 
 /// How [`write_surt_with`] writes a SURT.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -108,6 +113,10 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
         }
         out.push_str("//(");
     }
+    // The scheme is lowercase in keys already; lowercase it anyway, so the result does not
+    // depend on the rung the key came from.
+    out[start..].make_ascii_lowercase();
+    let host_start = out.len();
     let host = view.host().unwrap_or("");
     match view.host_kind() {
         HostKind::RegName if !host.is_empty() => {
@@ -117,9 +126,19 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
                 }
                 push_label(label, out);
             }
+            // RFC 3987 §5.3.2.1: the rungs lowercase only a host that is ASCII once decoded;
+            // one that is not keeps its case in the key, and so in the SURT, or two hosts
+            // the ladder keeps apart (`A%C3%A9`, `a%C3%A9`) would share a SURT.
+            if !percent::has_non_ascii(host) {
+                out[host_start..].make_ascii_lowercase();
+            }
         }
-        // IPv4 addresses, IP literals (with their brackets) and the empty host as they are.
-        _ => out.push_str(host),
+        // IPv4 addresses, IP literals (with their brackets) and the empty host as they are
+        // (lowercase: the rungs lowercase IP literals).
+        _ => {
+            out.push_str(host);
+            out[host_start..].make_ascii_lowercase();
+        }
     }
     if options.trailing_comma && !host.is_empty() {
         out.push(',');
@@ -130,9 +149,6 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
             out.push_str(port);
         }
     }
-    // The scheme and host are lowercase in keys already; lowercase them anyway, so the
-    // result does not depend on the rung the key came from.
-    out[start..].make_ascii_lowercase();
     out.push(')');
     let rest = out.len();
     out.push_str(view.path());
@@ -149,16 +165,20 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
     }
 }
 
-/// Writes a host label, with the characters that delimit the SURT host part (`,` `(` `)`,
-/// sub-delims a `reg-name` may hold) percent-encoded so the result stays unambiguous.
+/// Writes a host label with `%` and the characters that delimit the SURT host part (`,`
+/// `(` `)`, sub-delims a `reg-name` may hold) percent-encoded, in lowercase hex (`%25`,
+/// `%2c`, `%28`, `%29`), so that the host part reads back to exactly the key's host:
+/// decoding those four gives it back, and a `%2C` of the key (written `%252C`) never meets a
+/// `,` (written `%2c`).
 fn push_label(label: &str, out: &mut String) {
-    if !label.contains([',', '(', ')']) {
+    if !label.contains(['%', ',', '(', ')']) {
         out.push_str(label);
         return;
     }
     for c in label.chars() {
         match c {
-            ',' => out.push_str("%2C"),
+            '%' => out.push_str("%25"),
+            ',' => out.push_str("%2c"),
             '(' => out.push_str("%28"),
             ')' => out.push_str("%29"),
             _ => out.push(c),

@@ -223,6 +223,15 @@ fn compare_prints_the_lowest_rung() {
         cmp("http://a/b c", "http://a/b%20c"),
         ("string".into(), Some(0))
     );
+    // Two addresses whose quoted local parts differ in case (RFC 5321 §2.4).
+    assert_eq!(
+        cmp("mailto:%22A@B%22@c.com", "mailto:%22A@b%22@c.com"),
+        ("different".into(), Some(1))
+    );
+    assert_eq!(
+        cmp("mailto:%22A@B%22@c.com", "mailto:%22A@B%22@C.com"),
+        ("scheme".into(), Some(0))
+    );
 }
 
 /// `compare` takes the key options of `normalize`: the rules' rung is named, a lower
@@ -464,4 +473,93 @@ fn cli_agrees_with_the_library_on_conformance_inputs() {
             assert_eq!(line, want, "{args:?} {input:?}");
         }
     }
+}
+
+/// `--profile crawler` is `crawler@2`, which removes empty query pairs; `crawler@1` keeps
+/// its keys.
+#[test]
+fn crawler_profiles_and_empty_query_pairs() {
+    let input = b"http://a/?&\nhttp://a/?&utm_source=1\nhttp://a/?x&&y\n";
+    let o = run(&["normalize", "--profile", "crawler"], input);
+    assert_eq!(stdout(&o), "http://a/\nhttp://a/\nhttp://a/?x&y\n");
+    let o = run(&["normalize", "--profile", "crawler@2"], input);
+    assert_eq!(stdout(&o), "http://a/\nhttp://a/\nhttp://a/?x&y\n");
+    let o = run(&["normalize", "--profile", "crawler@1"], input);
+    assert_eq!(stdout(&o), "http://a/?&\nhttp://a/\nhttp://a/?x&&y\n");
+}
+
+/// `[` and `]` outside the host are a counted lenient repair (`brackets`); `--strict` keeps
+/// them an error; an IP literal keeps its brackets.
+#[test]
+fn brackets_outside_the_host_are_repaired() {
+    let input =
+        b"http://a/?p[]=1\nhttp://a/?p%5B%5D=1\nhttp://[2001:DB8::1]/x[0]#[y]\nhttp://a[b]/\n";
+    let o = run(&["normalize", "--stats"], input);
+    assert_eq!(
+        stdout(&o),
+        "http://a/?p%5B%5D=1\nhttp://a/?p%5B%5D=1\nhttp://[2001:db8::1]/x%5B0%5D#%5By%5D\n\n"
+    );
+    let err = stderr(&o);
+    assert!(err.contains(":4:9: syntax:"), "{err}");
+    assert!(
+        err.lines()
+            .any(|l| l.split_whitespace().eq(["brackets", "6"])),
+        "{err}"
+    );
+    let o = run(&["normalize", "--strict"], input);
+    assert_eq!(stdout(&o), "\nhttp://a/?p%5B%5D=1\n\n\n");
+    assert!(stderr(&o).contains(":1:12: syntax: '[' or ']' outside an IP literal"));
+    assert!(stderr(&o).contains(":3:23: syntax:"), "{}", stderr(&o));
+}
+
+/// `to-uri --ascii-host` converts non-ASCII labels only: RFC 3490 §4.1 ToASCII leaves an
+/// all-ASCII label as it is, case included. The ladder's keys still lowercase the host.
+#[test]
+fn to_uri_ascii_host_keeps_ascii_labels() {
+    let o = run(&["to-uri", "--ascii-host"], "HTTP://É.COM/\n".as_bytes());
+    assert_eq!(stdout(&o), "HTTP://xn--9ca.COM/\n");
+    let o = run(&["to-uri"], "HTTP://É.COM/\n".as_bytes());
+    assert_eq!(stdout(&o), "HTTP://%C3%89.COM/\n");
+    let o = run(&["normalize"], "HTTP://É.COM/\n".as_bytes());
+    assert_eq!(stdout(&o), "http://xn--9ca.com/\n");
+}
+
+/// A valid record with an empty key (`#x` with `--drop-fragment`: the empty reference) and
+/// an error record both give an empty line in `key` output (README, "Output modes"); `tsv`,
+/// `jsonl`, `--on-error skip` and `check` tell them apart.
+#[test]
+fn empty_keys_and_errors_are_told_apart_outside_key_output() {
+    let input = b"#x\n\x01\n";
+    let o = run(&["normalize", "--drop-fragment"], input);
+    assert_eq!(stdout(&o), "\n\n");
+    let o = run(&["normalize", "--drop-fragment", "--output", "tsv"], input);
+    let lines: Vec<Vec<String>> = stdout(&o)
+        .lines()
+        .map(|l| l.split('\t').map(str::to_owned).collect())
+        .collect();
+    assert_eq!(lines[0], ["#x", "", ""]);
+    assert_eq!(lines[1][1], "");
+    assert!(lines[1][2].starts_with("control:1:"), "{lines:?}");
+    let o = run(
+        &["normalize", "--drop-fragment", "--output", "jsonl"],
+        input,
+    );
+    let rows: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows[0]["key"], "");
+    assert!(rows[0]["error"].is_null());
+    assert!(rows[1]["key"].is_null());
+    assert_eq!(rows[1]["error"]["kind"], "control");
+    let o = run(
+        &["normalize", "--drop-fragment", "--on-error", "skip"],
+        input,
+    );
+    assert_eq!(stdout(&o), "\n");
+    let o = run(&["check"], b"#x\n");
+    assert_eq!(o.status.code(), Some(0));
+    let o = run(&["check"], input);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains(":2:1: control:"), "{}", stderr(&o));
 }

@@ -24,6 +24,8 @@
 //!   about 400 lines of each file, evenly spaced), one row per input and rung:
 //!   `file:line<TAB>level-form<TAB>xxh3-64 of the key` (hashes, so the corpora are not copied
 //!   into the project). Skipped, with a message, when `../shared` is absent.
+//! - `tests/golden/profiles.tsv`: `crawler@1` and the SURT form (see [`profiles_and_surt`]).
+//! - `tests/golden/crawler-2.tsv`: `crawler@2` (see [`crawler_2_profile`]).
 //!
 //! On a difference the test prints every input with its old and new key (or hash).
 
@@ -337,6 +339,115 @@ fn profiles_and_surt() {
         let mut msg = format!(
             "tests/golden/profiles.tsv differs (columns: input, {}):\n",
             names.join(", ")
+        );
+        for (o, n) in old
+            .lines()
+            .zip(out.lines())
+            .filter(|(o, n)| o != n)
+            .take(20)
+        {
+            writeln!(msg, "  old {o}\n  new {n}").unwrap();
+        }
+        msg
+    });
+    if let Some(f) = failure {
+        panic!("{f}");
+    }
+}
+
+/// Inputs with empty query pairs, the ones `crawler@2` keys differently from `crawler@1`.
+const EMPTY_PAIR_INPUTS: &[&str] = &[
+    "http://a/?&",
+    "http://a/?&utm_source=1",
+    "http://a/?&&",
+    "http://a/?a=1&&b=2",
+    "http://a/?a=1&&utm_source=1&b=2",
+    "http://a/?a=1&",
+    "http://a/?&a=1#f",
+    "HTTP://A.example./?=&a&&utm_medium=x&",
+];
+
+/// `crawler@2` (`tests/golden/crawler-2.tsv`: `input<TAB>crawler@2-uri<TAB>crawler@2-iri
+/// <TAB>crawler@2-surt`), over the inputs of `profiles.tsv` and [`EMPTY_PAIR_INPUTS`]. Its
+/// keys differ from `crawler@1`'s exactly where the `crawler@1` key's query holds an empty
+/// pair (the one rule it adds, `drop-empty-params`); the test checks that too, so
+/// `profiles.tsv` (`crawler@1`) pins the rest.
+#[test]
+fn crawler_2_profile() {
+    use irinorm::ladder::protocol::Rules;
+    use std::sync::Arc;
+    let profile = |name: &str, form: Form| {
+        Normalizer::new(
+            Options::default()
+                .with_level(Level::Protocol)
+                .with_form(form)
+                .with_rules(Some(Arc::new(Rules::profile(name).unwrap()))),
+        )
+        .unwrap()
+    };
+    let two = [
+        profile("crawler@2", Form::Uri),
+        profile("crawler@2", Form::Iri),
+        profile("crawler@2", Form::Surt),
+    ];
+    let one = profile("crawler@1", Form::Uri);
+    let mut inputs: Vec<Vec<u8>> = EMPTY_PAIR_INPUTS
+        .iter()
+        .map(|s| s.as_bytes().to_vec())
+        .collect();
+    for file in ["tests/golden/protocol_inputs.txt", "corpora/sample.txt"] {
+        let text = std::fs::read(crate::common::repo().join(file)).unwrap();
+        inputs.extend(
+            text.split(|&b| b == b'\n')
+                .filter(|l| !l.is_empty())
+                .map(<[u8]>::to_vec),
+        );
+    }
+    let key = |n: &Normalizer, raw: &[u8]| {
+        let mut scratch = String::new();
+        let mut repairs = Repairs::default();
+        match prepare(raw, irinorm::Repair::Lenient, &mut scratch, &mut repairs)
+            .and_then(|t| n.normalize(t).map(|k| k.into_owned()))
+        {
+            Ok(k) => k,
+            Err(e) => format!("!{}", e.kind.name()),
+        }
+    };
+    let mut out = String::new();
+    let mut differing = 0;
+    for raw in &inputs {
+        out.push_str(&String::from_utf8_lossy(raw));
+        for n in &two {
+            out.push('\t');
+            out.push_str(&key(n, raw));
+        }
+        out.push('\n');
+        let k1 = key(&one, raw);
+        let k2 = key(&two[0], raw);
+        let query = k1
+            .split_once('?')
+            .map(|(_, q)| q.split('#').next().unwrap());
+        let has_empty_pair = query.is_some_and(|q| q.split('&').any(str::is_empty));
+        if has_empty_pair {
+            differing += 1;
+            assert_ne!(k1, k2, "{}", String::from_utf8_lossy(raw));
+        } else {
+            assert_eq!(k1, k2, "{}", String::from_utf8_lossy(raw));
+        }
+    }
+    assert_eq!(
+        differing,
+        EMPTY_PAIR_INPUTS.len() - 1,
+        "`?&utm_source=1` is the same"
+    );
+    let path = crate::common::repo()
+        .join("tests")
+        .join("golden")
+        .join("crawler-2.tsv");
+    let failure = compare_or_bless(&path, &out, |old| {
+        let mut msg = String::from(
+            "tests/golden/crawler-2.tsv differs (columns: input, crawler@2-uri, \
+             crawler@2-iri, crawler@2-surt):\n",
         );
         for (o, n) in old
             .lines()

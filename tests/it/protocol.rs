@@ -592,19 +592,101 @@ fn empty_rules_file_changes_nothing() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn crawler_is_crawler_1() {
+fn crawler_is_crawler_2() {
     let newest = crawler();
     let v1 = Rules::profile("crawler@1").unwrap();
-    assert_eq!(newest.rules(), v1.rules());
-    assert_eq!(newest.profile_name(), Some("crawler@1"));
+    let v2 = Rules::profile("crawler@2").unwrap();
+    assert_eq!(newest.rules(), v2.rules());
+    assert_ne!(newest.rules(), v1.rules());
+    assert_eq!(newest.profile_name(), Some("crawler@2"));
     assert_eq!(v1.profile_name(), Some("crawler@1"));
-    assert!(Rules::profile("crawler@2").is_none());
+    assert_eq!(v2.profile_name(), Some("crawler@2"));
+    assert!(Rules::profile("crawler@3").is_none());
     assert!(Rules::profile_names().any(|n| n == "crawler"));
+    assert!(Rules::profile_names().any(|n| n == "crawler@2"));
+}
+
+/// Issue: `crawler@1` kept `http://a/?&` but turned `http://a/?&utm_source=1` into
+/// `http://a/`: dropping a parameter changed what happened to the empty pair beside it.
+/// `crawler@2` removes empty pairs wherever they are; `crawler@1` keeps its old keys.
+#[test]
+fn crawler_2_removes_empty_pairs_whatever_their_neighbours() {
+    let v1 = Rules::profile("crawler@1").unwrap();
+    let v2 = Rules::profile("crawler@2").unwrap();
+    let cases = [
+        // (key, crawler@1, crawler@2)
+        ("http://a/?&", "http://a/?&", "http://a/"),
+        ("http://a/?&utm_source=1", "http://a/", "http://a/"),
+        ("http://a/?&&", "http://a/?&&", "http://a/"),
+        (
+            "http://a/?a=1&&b=2",
+            "http://a/?a=1&&b=2",
+            "http://a/?a=1&b=2",
+        ),
+        (
+            "http://a/?a=1&&utm_source=1&b=2",
+            "http://a/?a=1&&b=2",
+            "http://a/?a=1&b=2",
+        ),
+        ("http://a/?a=1&", "http://a/?a=1&", "http://a/?a=1"),
+        ("http://a/?&a=1", "http://a/?&a=1", "http://a/?a=1"),
+        (
+            "http://a/?a=1&utm_source=1&",
+            "http://a/?a=1&",
+            "http://a/?a=1",
+        ),
+        // `=` is a pair with an empty name, not an empty pair.
+        ("http://a/?=&a", "http://a/?=&a", "http://a/?=&a"),
+        (
+            "http://a/?a=1&b=2",
+            "http://a/?a=1&b=2",
+            "http://a/?a=1&b=2",
+        ),
+    ];
+    for (key, one, two) in cases {
+        assert_eq!(ap(&v1, key), one, "crawler@1 {key}");
+        assert_eq!(ap(&v2, key), two, "crawler@2 {key}");
+    }
+    // A dropped parameter never changes what happens to the others: for any mix of empty
+    // pairs, kept parameters and dropped ones, the key is the key of the kept ones alone.
+    let pieces = ["", "a=1", "utm_source=2", "b", "gclid=3"];
+    for x in pieces {
+        for y in pieces {
+            for z in pieces {
+                let key = format!("http://a/?{x}&{y}&{z}");
+                let kept: Vec<&str> = [x, y, z]
+                    .into_iter()
+                    .filter(|p| !p.is_empty() && !p.starts_with("utm_") && !p.starts_with("gclid"))
+                    .collect();
+                let want = if kept.is_empty() {
+                    "http://a/".to_owned()
+                } else {
+                    format!("http://a/?{}", kept.join("&"))
+                };
+                assert_eq!(ap(&v2, &key), want, "{key}");
+            }
+        }
+    }
+    for rule in v2.rules() {
+        assert!(
+            matches!(
+                rule.action,
+                Action::DropParams(_)
+                    | Action::DropPathParams(_)
+                    | Action::DropEmptyParams
+                    | Action::DropEmptyQuery
+                    | Action::DropFragment
+                    | Action::StripTrailingDot
+            ),
+            "{:?} is not fetch-safe",
+            rule.action
+        );
+    }
 }
 
 #[test]
 fn crawler_1_is_fetch_safe_only() {
-    let r = crawler();
+    let r = Rules::profile("crawler@1").unwrap();
     // Pinned outputs: a change here is a new profile version, never an edit.
     let cases = [
         (
@@ -653,7 +735,7 @@ fn crawler_1_is_fetch_safe_only() {
                     | Action::DropFragment
                     | Action::StripTrailingDot
             ),
-            "{:?} is not fetch-safe",
+            "{:?} is not in crawler@1",
             rule.action
         );
         assert!(rule.scope.is_all());
@@ -706,6 +788,9 @@ hosts = ["*.example"]
 kind = "sort-params"
 [[rule]]
 kind = "drop-empty-query"
+[[rule]]
+kind = "drop-empty-params"
+hosts = ["*.example", "example.com"]
 [[rule]]
 kind = "drop-fragment"
 hosts = ["*.example"]

@@ -503,3 +503,90 @@ fn rfc5952_4_through_the_normalizer() {
         "http://[2001:0db8:0:0:0:0:0:1]/"
     );
 }
+
+/// RFC 6068 §2 with RFC 5321 §2.4: in `mailto:` only the domain of each address is
+/// case-insensitive. A quoted local part may hold `@` (and `,`), so the domain is what
+/// follows the address's last `@`; the local part keeps its case ("The local-part of a
+/// mailbox MUST BE treated as case sensitive").
+#[test]
+fn rfc6068_2_mailto_domains_only() {
+    assert_eq!(scheme("mailto:%22A@B%22@C.COM"), "mailto:%22A@B%22@c.com");
+    assert_ne!(
+        scheme("mailto:%22A@B%22@c.com"),
+        scheme("mailto:%22A@b%22@c.com")
+    );
+    assert_eq!(
+        scheme("mailto:Joe@Example.COM,%22a,B%22@X.Org"),
+        "mailto:Joe@example.com,%22a,B%22@x.org"
+    );
+    // Not an addr-spec (an unquoted "@" in the local part): left as written.
+    assert_eq!(scheme("mailto:A@B@C.COM"), "mailto:A@B@C.COM");
+}
+
+/// RFC 3986 §6.2.3: the default port of every scheme in the table goes, whatever the
+/// scheme: RFC 2384 §3 (pop, 110), RFC 7252 §6.1–§6.3 (coap 5683, coaps 5684, and an
+/// empty path is "/" for both), next to the older rows.
+#[test]
+fn rfc3986_6_2_3_default_ports_of_every_row() {
+    assert_eq!(scheme("pop://u@Mail.Example:110"), "pop://u@mail.example");
+    assert_eq!(scheme("pop://mail.example:995"), "pop://mail.example:995");
+    assert_eq!(scheme("coap://Example.COM:5683"), "coap://example.com/");
+    assert_eq!(
+        scheme("coap://[2001:DB8::1]:05683/a?b"),
+        "coap://[2001:db8::1]/a?b"
+    );
+    assert_eq!(scheme("coaps://h:5684/x"), "coaps://h/x");
+    assert_eq!(scheme("coaps://h:5683/x"), "coaps://h:5683/x");
+    assert_eq!(scheme("gopher://h:70"), "gopher://h/");
+    // Every row's default port goes, and only its own.
+    for row in irinorm::iri::scheme::SCHEMES {
+        if let Some(p) = row.default_port {
+            let k = scheme(&format!("{}://h:{p}/x", row.name));
+            assert!(!k.contains(&format!(":{p}")), "{}: {k}", row.name);
+            let k = scheme(&format!("{}://h:1/x", row.name));
+            assert!(k.contains(":1/"), "{}: {k}", row.name);
+        }
+    }
+}
+
+/// The README's table of scheme rules, written from the table in the code.
+fn scheme_table() -> String {
+    let mut t = String::from(
+        "| scheme | default port | empty path is `/` | IDNA host | other rule | reference |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for r in irinorm::iri::scheme::SCHEMES {
+        use irinorm::iri::scheme::Special;
+        let yes = |b: bool| if b { "yes" } else { "" };
+        let other = match r.special {
+            Special::File => "`file://localhost/` is `file:///`",
+            Special::Mailto => "domains lowercased",
+            Special::Urn => "NID lowercased",
+            _ => "",
+        };
+        t.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            r.name,
+            r.default_port.unwrap_or(""),
+            yes(r.empty_path_is_slash),
+            yes(r.dns_host),
+            other,
+            r.reference
+        ));
+    }
+    t
+}
+
+/// The README lists exactly the scheme table's rows, each with its RFC.
+#[test]
+fn readme_lists_every_scheme_row() {
+    let readme = std::fs::read_to_string(crate::common::repo().join("README.md")).unwrap();
+    let table = scheme_table();
+    assert!(
+        readme.contains(&table),
+        "README.md should hold this table of scheme rules:\n{table}"
+    );
+    for r in irinorm::iri::scheme::SCHEMES {
+        assert!(r.reference.starts_with("RFC "), "{}", r.name);
+    }
+}

@@ -55,14 +55,23 @@ fn normalizers() -> Vec<(String, Normalizer)> {
 
 /// The keys of `input` under every normalizer of [`normalizers`] but the string rung
 /// (which keeps the record unchanged by definition), with their names.
+///
+/// The host part of a SURT key (before its first `)`) writes the key's `%` as `%25`, so that
+/// it reads back to the key's host (docs/surt.md); that escape is undone here, so the checks
+/// see the percent-encodings of the key.
 fn keys(ns: &[(String, Normalizer)], input: &str) -> Vec<(String, String)> {
     ns.iter()
         .filter(|(name, _)| !name.starts_with("String"))
         .map(|(name, n)| {
-            let k = n
+            let mut k = n
                 .normalize(input)
                 .unwrap_or_else(|e| panic!("{name}: {input:?} rejected: {e}"))
                 .into_owned();
+            if name.contains("Surt") {
+                if let Some(close) = k.find(')') {
+                    k = format!("{}{}", k[..close].replace("%25", "%"), &k[close..]);
+                }
+            }
             (name.clone(), k)
         })
         .collect()

@@ -29,8 +29,15 @@ fn hosts_are_reversed_and_joined_with_commas() {
         "uk,co,example,b,a)/x"
     );
     assert_eq!(surt("http://localhost/", false), "localhost)/");
-    // Sub-delims that would break the host part are encoded.
+    // Sub-delims that would break the host part are encoded, and so is "%", so that a
+    // percent-encoded "," of the key stays apart from a raw one.
     assert_eq!(surt("http://a,b.c(d)/", false), "c%28d%29,a%2cb)/");
+    assert_eq!(surt("http://b,a/", false), "b%2ca)/");
+    assert_eq!(surt("http://b%2Ca/", false), "b%252ca)/");
+    assert_eq!(surt("http://a%28.b%29/", false), "b%2529,a%2528)/");
+    // A host that is not ASCII once decoded keeps its case, as in the key.
+    assert_eq!(surt("foo://A%C3%A9.com/", false), "com,A%25C3%25A9)/");
+    assert_eq!(surt("foo://a%C3%A9.com/", false), "com,a%25C3%25A9)/");
     // The scheme rung keeps a trailing root dot; so does the SURT, as an empty label.
     assert_eq!(surt("http://example.com./", false), ",com,example)/");
     // IDN hosts: A-labels in uri keys, U-labels (left as they are) in iri keys.
@@ -324,25 +331,64 @@ policy = "remove"
 kind = "sort-params"
 "#;
 
+/// A label of a key's host as the SURT writes it: `%`, `,`, `(` and `)` percent-encoded in
+/// lowercase hex, lowercased unless the whole host is not ASCII once decoded.
+fn surt_label(label: &str, non_ascii_host: bool) -> String {
+    let escaped = label
+        .replace('%', "%25")
+        .replace(',', "%2c")
+        .replace('(', "%28")
+        .replace(')', "%29");
+    if non_ascii_host {
+        escaped
+    } else {
+        escaped.to_ascii_lowercase()
+    }
+}
+
+/// The key's host read back from the host part of its SURT (labels reversed back, the four
+/// escapes decoded; the case as the SURT has it).
+fn read_back_host(hostpart: &str) -> String {
+    let mut labels: Vec<&str> = hostpart.split(',').collect();
+    labels.reverse();
+    labels
+        .join(".")
+        .replace("%2c", ",")
+        .replace("%28", "(")
+        .replace("%29", ")")
+        .replace("%25", "%")
+}
+
 fn check_surt(key: &str, s: &str) {
-    assert!(s.is_ascii(), "{key} -> {s}");
-    assert_eq!(s, s.to_ascii_lowercase(), "{key}");
     let v = irinorm::iri::parse::IriRef::parse(key).unwrap();
     if let Some(host) = v.host() {
+        let non_ascii_host = irinorm::iri::percent::has_non_ascii(host);
+        assert!(s.is_ascii() || non_ascii_host, "{key} -> {s}");
         let close = s
             .find(')')
             .unwrap_or_else(|| panic!("{key} -> {s}: no ')'"));
         let hostpart = &s[..close];
+        let after = &s[close + 1..];
+        assert_eq!(after, after.to_ascii_lowercase(), "{key}");
+        if !non_ascii_host {
+            assert_eq!(hostpart, hostpart.to_ascii_lowercase(), "{key}");
+        }
         // The labels of the host part, reversed back, give the host (and port).
-        let mut back: Vec<&str> = hostpart.split(':').next().unwrap().split(',').collect();
+        let name = hostpart.split(':').next().unwrap();
         if v.host_kind() == irinorm::HostKind::RegName {
+            let mut back: Vec<&str> = name.split(',').collect();
             back.reverse();
-            let host = host
-                .to_ascii_lowercase()
-                .replace(',', "%2c")
-                .replace('(', "%28")
-                .replace(')', "%29");
-            assert_eq!(back.join("."), host, "{key} -> {s}");
+            let want: Vec<String> = host
+                .split('.')
+                .map(|l| surt_label(l, non_ascii_host))
+                .collect();
+            assert_eq!(back, want, "{key} -> {s}");
+            let host_as_written = if non_ascii_host {
+                host.to_owned()
+            } else {
+                host.to_ascii_lowercase()
+            };
+            assert_eq!(read_back_host(name), host_as_written, "{key} -> {s}");
         }
         assert_eq!(
             &s[close + 1..],
@@ -350,5 +396,134 @@ fn check_surt(key: &str, s: &str) {
         );
     } else {
         assert_eq!(s, key.to_ascii_lowercase());
+    }
+}
+
+/// Distinct keys of the scheme rung never share a SURT: the host part (before `)`) of two
+/// keys with different hosts or ports differs, and with the scheme written and the case
+/// kept, two different keys without userinfo (the one part a SURT drops) never share one.
+/// The default SURT merges only what docs/surt.md says: the scheme (unless written),
+/// userinfo, and the case of the path, query and fragment.
+fn check_injective(keys: &std::collections::BTreeSet<String>) {
+    use std::collections::HashMap;
+    let full = SurtOptions {
+        include_scheme: true,
+        keep_case: true,
+        ..SurtOptions::default()
+    };
+    let mut by_full: HashMap<String, &str> = HashMap::new();
+    let mut by_host: HashMap<String, (String, String)> = HashMap::new();
+    for k in keys {
+        let v = irinorm::iri::parse::IriRef::parse(k).unwrap();
+        if v.userinfo().is_none() {
+            let s = with(k, full);
+            if let Some(other) = by_full.insert(s.clone(), k) {
+                panic!("{other:?} and {k:?} share the SURT {s:?}");
+            }
+        }
+        if let Some(host) = v.host() {
+            let s = surt(k, false);
+            let hostpart = s[..s.find(')').unwrap()].to_owned();
+            let hp = (host.to_owned(), v.port().unwrap_or("").to_owned());
+            if let Some(other) = by_host.insert(hostpart.clone(), hp.clone()) {
+                assert_eq!(other, hp, "two hosts share the SURT host part {hostpart:?}");
+            }
+        }
+    }
+}
+
+/// The scheme rung's `uri` key of a record read as the command line reads it, if valid.
+fn scheme_key(n: &Normalizer, line: &str) -> Option<String> {
+    let mut scratch = String::new();
+    let p = prepare_str(
+        line,
+        irinorm::Repair::Lenient,
+        &mut scratch,
+        &mut Repairs::default(),
+    )
+    .ok()?;
+    n.normalize(p).ok().map(|k| k.into_owned())
+}
+
+fn scheme_uri() -> Normalizer {
+    Normalizer::new(
+        Options::default()
+            .with_level(Level::Scheme)
+            .with_form(Form::Uri),
+    )
+    .unwrap()
+}
+
+#[test]
+fn distinct_keys_have_distinct_surts_hand_written() {
+    let n = scheme_uri();
+    let inputs = [
+        "http://b%2Ca/",
+        "http://b,a/",
+        "http://a,b/",
+        "http://b.a/",
+        "http://a%2E/",
+        "http://a./",
+        "http://a(b)/",
+        "http://a%28b%29/",
+        "http://a%25/",
+        "foo://A%C3%A9.com/",
+        "foo://a%C3%A9.com/",
+        "foo://a%c3%a9.COM/",
+        "http://a:81/",
+        "http://a%3A81/",
+        "http://[v1.a,b]/",
+        "http://[v1.a%2Cb]/",
+        "http://1.2.3.4/",
+        "http://4.3.2.1/",
+    ];
+    let keys: std::collections::BTreeSet<String> =
+        inputs.iter().filter_map(|i| scheme_key(&n, i)).collect();
+    assert!(keys.len() >= 15, "{keys:?}");
+    check_injective(&keys);
+}
+
+#[test]
+fn distinct_keys_have_distinct_surts_over_the_corpora() {
+    let Some(files) = crate::common::shared_corpora(&["txt"]) else {
+        crate::common::skipped(
+            "surt::distinct_keys_have_distinct_surts_over_the_corpora",
+            "../shared/corpora is absent",
+        );
+        return;
+    };
+    let n = scheme_uri();
+    let mut keys = std::collections::BTreeSet::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text.split('\n') {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            keys.extend(scheme_key(&n, line));
+        }
+    }
+    assert!(keys.len() > 1000);
+    check_injective(&keys);
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 256, ..Default::default() })]
+    /// Hosts made of the characters that matter to the SURT host part: labels, the
+    /// sub-delims it escapes, percent-encodings in either case, non-ASCII, ports.
+    #[test]
+    fn distinct_keys_have_distinct_surts_generated(
+        inputs in proptest::collection::vec(
+            "(http|foo|HTTP)://[aAb.,()%2CcéÉ]{0,3}(%2[cC]|%25|%28|%C3%A9|%c3%a9)?[a.,()]{0,2}(:[0-9]{0,2})?/[aA]{0,1}",
+            1..12,
+        )
+    ) {
+        let n = scheme_uri();
+        let keys: std::collections::BTreeSet<String> =
+            inputs.iter().filter_map(|i| scheme_key(&n, i)).collect();
+        for k in &keys {
+            check_surt(k, &surt(k, false));
+        }
+        check_injective(&keys);
     }
 }

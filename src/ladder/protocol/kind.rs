@@ -109,6 +109,9 @@ rule_kinds! {
     DropEmptyQuery = "drop-empty-query", Query,
         needs [], takes [],
         "`/a?` → `/a`";
+    DropEmptyParams = "drop-empty-params", Query,
+        needs [], takes [],
+        "remove empty `&`-separated pairs (`?a=1&&b` → `?a=1&b`, `?&` → `?`)";
     DropPathParams = "drop-path-params", Path,
         needs ["names"], takes ["match-case", "value-hex-length", "value-min-length"],
         "remove matching `;name=value` from every path segment";
@@ -273,6 +276,7 @@ mod tests {
                 "keep-params",
                 "sort-params",
                 "drop-empty-query",
+                "drop-empty-params",
                 "drop-fragment"
             ]
         );

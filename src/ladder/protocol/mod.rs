@@ -59,7 +59,8 @@
 //! 2. scheme: [`Action::HttpToHttps`];
 //! 3. path: [`Action::LowercasePath`], then [`Action::DropPathParams`], then
 //!    [`Action::TrailingSlash`];
-//! 4. query: [`Action::DropParams`] and [`Action::KeepParams`] (filters), then
+//! 4. query: [`Action::DropParams`], [`Action::KeepParams`] and
+//!    [`Action::DropEmptyParams`] (filters), then
 //!    [`Action::SortParams`], then [`Action::DropEmptyQuery`];
 //! 5. fragment: [`Action::DropFragment`].
 //!
@@ -94,6 +95,7 @@
 //! | `keep-params` | query | `names` | `match-case` | remove every query parameter that does not match |
 //! | `sort-params` | query |  |  | sort query parameters by name, stably |
 //! | `drop-empty-query` | query |  |  | `/a?` → `/a` |
+//! | `drop-empty-params` | query |  |  | remove empty `&`-separated pairs (`?a=1&&b` → `?a=1&b`, `?&` → `?`) |
 //! | `drop-path-params` | path | `names` | `match-case`, `value-hex-length`, `value-min-length` | remove matching `;name=value` from every path segment |
 //! | `strip-trailing-dot` | host |  |  | `example.com.` → `example.com` |
 //! | `strip-www` | host |  | `numbered` | `www.example.com` → `example.com` (`numbered = true`: also `www2.`) |
@@ -367,6 +369,7 @@ mod tests {
             RuleKind::KeepParams => Action::KeepParams(filter(&["a", "z"])),
             RuleKind::SortParams => Action::SortParams,
             RuleKind::DropEmptyQuery => Action::DropEmptyQuery,
+            RuleKind::DropEmptyParams => Action::DropEmptyParams,
             RuleKind::DropPathParams => Action::DropPathParams(filter(&["jsessionid"])),
             RuleKind::StripTrailingDot => Action::StripTrailingDot,
             RuleKind::StripWww => Action::StripWww { numbered: false },
@@ -387,7 +390,7 @@ mod tests {
         );
         let cases = [
             (
-                "http://www.example.com./A/b;jsessionid=1/?utm_source=x&z=1&a=2&&#top",
+                "http://www.example.com./A/b;jsessionid=1/?utm_source=x&z=1&q=3&a=2&&#top",
                 "https://example.com/a/b?a=2&z=1",
             ),
             ("http://h.example/?utm_source=1", "https://h.example/"),

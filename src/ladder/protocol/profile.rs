@@ -8,6 +8,9 @@
 /// The `crawler@1` profile.
 const CRAWLER_1: &str = include_str!("../../../profiles/crawler-1.toml");
 
+/// The `crawler@2` profile: `crawler@1` and `drop-empty-params`.
+const CRAWLER_2: &str = include_str!("../../../profiles/crawler-2.toml");
+
 /// A built-in profile.
 pub(super) struct Profile {
     /// The name [`Rules::profile`](super::Rules::profile) accepts.
@@ -22,13 +25,18 @@ pub(super) struct Profile {
 pub(super) const PROFILES: &[Profile] = &[
     Profile {
         name: "crawler",
-        canonical: "crawler@1",
-        text: CRAWLER_1,
+        canonical: "crawler@2",
+        text: CRAWLER_2,
     },
     Profile {
         name: "crawler@1",
         canonical: "crawler@1",
         text: CRAWLER_1,
+    },
+    Profile {
+        name: "crawler@2",
+        canonical: "crawler@2",
+        text: CRAWLER_2,
     },
 ];
 
@@ -57,11 +65,30 @@ mod tests {
     }
 
     #[test]
-    fn crawler_is_crawler_1_and_fetch_safe() {
+    fn crawler_is_crawler_2_and_fetch_safe() {
         let r = Rules::profile("crawler").unwrap();
-        assert_eq!(r.profile_name(), Some("crawler@1"));
-        assert_eq!(Rules::profile("crawler@1").unwrap().rules(), r.rules());
-        for rule in r.rules() {
+        assert_eq!(r.profile_name(), Some("crawler@2"));
+        assert_eq!(Rules::profile("crawler@2").unwrap().rules(), r.rules());
+        // crawler@2 is crawler@1 with drop-empty-params, and crawler@1 is unchanged.
+        let one = Rules::profile("crawler@1").unwrap();
+        assert!(!one
+            .rules()
+            .iter()
+            .any(|x| matches!(x.action, Action::DropEmptyParams)));
+        let two: Vec<_> = r
+            .rules()
+            .iter()
+            .filter(|x| !matches!(x.action, Action::DropEmptyParams))
+            .cloned()
+            .collect();
+        assert_eq!(two, one.rules());
+        assert_eq!(r.rules().len(), one.rules().len() + 1);
+        for rule in Rules::profile("crawler@1")
+            .unwrap()
+            .rules()
+            .iter()
+            .chain(r.rules())
+        {
             assert!(
                 !matches!(
                     rule.action,

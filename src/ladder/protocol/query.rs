@@ -1,5 +1,11 @@
-//! Stage 4, the query (RFC 3987 §5.3.4; SPEC §4, "protocol"): the filters `drop-params` and
-//! `keep-params`, then `sort-params`, then `drop-empty-query`.
+//! Stage 4, the query (RFC 3987 §5.3.4; SPEC §4, "protocol"): the filters `drop-params`,
+//! `keep-params` and `drop-empty-params`, then `sort-params`, then `drop-empty-query`.
+//!
+//! Each pair is judged on its own text, never on its neighbours: a filter removes a pair
+//! with the `&` that joined it to the others. Without `drop-empty-params` an empty pair is
+//! kept as a pair (`?a&&b` stays), and a query left with a single empty pair is the empty
+//! query (`?&utm_source=1` → `?`, which `drop-empty-query` removes); with it, empty pairs
+//! go too (`?&` → `?`).
 //!
 //! The query is split on `&` only (`;` is no separator); a parameter's name is the text
 //! before its first `=`. Nothing is decoded, so `%26` and `%3D` stay inside the parameter
@@ -13,6 +19,7 @@ use super::{Fired, Rules};
 #[derive(Default)]
 struct Plan {
     filters: bool,
+    drop_empty_params: bool,
     sort: bool,
     drop_empty: bool,
 }
@@ -33,6 +40,10 @@ impl Rules {
                 Action::DropParams(_) | Action::KeepParams(_) => plan.filters = true,
                 Action::SortParams => plan.sort = true,
                 Action::DropEmptyQuery => plan.drop_empty = true,
+                Action::DropEmptyParams => {
+                    plan.filters = true;
+                    plan.drop_empty_params = true;
+                }
                 _ => {}
             }
         }
@@ -42,8 +53,10 @@ impl Rules {
             rules: &self.rules,
             in_scope,
             active: plan.filters,
+            drop_empty: plan.drop_empty_params,
             by_drop: false,
             by_keep: false,
+            by_empty: false,
         };
         if plan.sort {
             write_sorted(query, &mut filters, out, fired);
@@ -65,8 +78,11 @@ struct Filters<'r> {
     in_scope: &'r dyn Fn(&Rule) -> bool,
     /// Whether any filter is in scope.
     active: bool,
+    /// Whether `drop-empty-params` is in scope.
+    drop_empty: bool,
     by_drop: bool,
     by_keep: bool,
+    by_empty: bool,
 }
 
 impl Filters<'_> {
@@ -74,6 +90,10 @@ impl Filters<'_> {
     fn keeps(&mut self, param: &str) -> bool {
         if !self.active {
             return true;
+        }
+        if param.is_empty() && self.drop_empty {
+            self.by_empty = true;
+            return false;
         }
         let in_scope = self.in_scope;
         let dropped = |r: &Rule| match &r.action {
@@ -102,6 +122,9 @@ impl Filters<'_> {
         }
         if self.by_keep {
             fired.fire(RuleKind::KeepParams);
+        }
+        if self.by_empty {
+            fired.fire(RuleKind::DropEmptyParams);
         }
     }
 }
@@ -181,6 +204,34 @@ mod tests {
         fired.clear();
         r.query_stage("a=2&a=1", &|_| true, &mut out, &mut fired);
         assert_eq!((out.as_str(), fired.len()), ("?a=2&a=1", 0));
+    }
+
+    #[test]
+    fn empty_pairs_go_whatever_their_neighbours() {
+        let r = Rules::new(vec![
+            Rule::new(Action::DropEmptyParams),
+            Rule::new(Action::DropParams(ParamFilter::new(&["utm_*"]).unwrap())),
+        ]);
+        let q = |query: &str| {
+            let mut out = String::new();
+            let mut fired: Vec<RuleKind> = Vec::new();
+            r.query_stage(query, &|_| true, &mut out, &mut fired);
+            (out, fired)
+        };
+        assert_eq!(q("&").0, "?");
+        assert_eq!(q("&utm_source=1").0, "?");
+        assert_eq!(q("a=1&&b").0, "?a=1&b");
+        assert_eq!(q("a=1&&utm_source=1&&b").0, "?a=1&b");
+        assert_eq!(q("&a&").0, "?a");
+        // `=` is a pair with an empty name, not an empty pair.
+        assert_eq!(q("=&a").0, "?=&a");
+        assert_eq!(q("a=1&&b").1, [RuleKind::DropEmptyParams]);
+        assert_eq!(q("a=1&b").1, []);
+        // Without the rule, empty pairs stay pairs.
+        assert_eq!(
+            drop_b().apply_to_string("http://h/?a&&b=1&c"),
+            "http://h/?a&&c"
+        );
     }
 
     #[test]

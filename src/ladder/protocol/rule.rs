@@ -69,6 +69,17 @@ pub enum Action {
     /// otherwise. An HTTP server sees a different request target (`/a?` and `/a`); in
     /// practice servers ignore the difference, hence this is in the crawler profile.
     DropEmptyQuery,
+    /// `drop-empty-params`: remove the empty pairs of the query, the nothing between two
+    /// `&` or between `?` and an `&` or an `&` and the end (`?a=1&&b` → `?a=1&b`,
+    /// `?&a` → `?a`, `?&` → `?`). A pair `=` (empty name, empty value) is not empty and
+    /// stays. It runs with the filters, so an empty pair goes whether or not its
+    /// neighbours are dropped: `?&` and `?&utm_source=1` give the same key.
+    ///
+    /// False positives: a server that reads the raw query string (a CGI script, a cache
+    /// key taken verbatim, a signed URL whose signature covers the query text) sees a
+    /// different string. The parsers of common web frameworks skip empty pairs, so the
+    /// parameters they hand to the application are the same.
+    DropEmptyParams,
     /// `drop-path-params`: remove matching `;name=value` parameters from every path segment
     /// (`/a;jsessionid=ABC.node1` → `/a`, `/x;v=1;jsessionid=2/y` → `/x;v=1/y`). The value
     /// runs to the next `;` or `/`, so a load-balancer route suffix (`.node1`) goes with it.
@@ -141,6 +152,7 @@ impl Action {
             Action::KeepParams(_) => RuleKind::KeepParams,
             Action::SortParams => RuleKind::SortParams,
             Action::DropEmptyQuery => RuleKind::DropEmptyQuery,
+            Action::DropEmptyParams => RuleKind::DropEmptyParams,
             Action::DropPathParams(_) => RuleKind::DropPathParams,
             Action::StripTrailingDot => RuleKind::StripTrailingDot,
             Action::StripWww { .. } => RuleKind::StripWww,

@@ -144,6 +144,7 @@ impl RawRule {
             RuleKind::KeepParams => Action::KeepParams(self.filter(kind, at)?),
             RuleKind::SortParams => Action::SortParams,
             RuleKind::DropEmptyQuery => Action::DropEmptyQuery,
+            RuleKind::DropEmptyParams => Action::DropEmptyParams,
             RuleKind::DropPathParams => Action::DropPathParams(self.path_filter(kind, at)?),
             RuleKind::StripTrailingDot => Action::StripTrailingDot,
             RuleKind::StripWww => Action::StripWww {
