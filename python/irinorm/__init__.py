@@ -109,8 +109,8 @@ class Normalizer:
     - ``level``: ``"string"``, ``"syntax"``, ``"scheme"`` or ``"protocol"``. None (the
       default) means ``"scheme"``, or ``"protocol"`` when ``profile`` or ``rules`` is given.
     - ``form``: ``"uri"`` (default), ``"iri"`` or ``"surt"``.
-    - ``profile``: a built-in rule profile of the protocol rung (``"crawler"``,
-      ``"crawler@1"``).
+    - ``profile``: a built-in rule profile of the protocol rung (``"crawler"``, the newest,
+      or a pinned version such as ``"crawler@1"``; pin one for keys that are stored).
     - ``rules``: the path of a TOML rules file for the protocol rung, read once here (a
       pickled normalizer carries the text, not the path).
     - ``drop_fragment``, ``nfc``, ``strict``, ``absolute``, ``surt_scheme``: switches.
