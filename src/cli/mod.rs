@@ -6,11 +6,15 @@
 use std::process::ExitCode;
 
 use clap::Parser;
+use irinorm::iri::bidi;
 use irinorm::iri::convert::{self, HostMapping};
 use irinorm::iri::error::Error;
-use irinorm::iri::parse::{self, IriRef};
+use irinorm::iri::parse::{self, Grammar, IriRef};
+use irinorm::iri::repair::{prepare_text, Repair};
 use irinorm::iri::resolve;
 use irinorm::ladder::Normalizer;
+use irinorm::ladder::Notes;
+use irinorm::stream::Operation;
 
 mod args;
 mod compare;
@@ -102,14 +106,37 @@ fn resolve(a: &ResolveArgs) -> Result<ExitCode, String> {
 
 /// `check`: the validity of every record as written; exit 1 if any is invalid.
 fn check(a: CheckArgs) -> Result<ExitCode, String> {
-    let grammar = a.grammar.grammar();
-    let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
-        parse::check(rec, grammar)?;
-        out.push_str(rec);
-        Ok(())
-    };
+    let op = Check(a.grammar.grammar());
     // A validator reports the record as written: no trimming, no repairs.
     let mut shared = a.shared;
     shared.strict = true;
     run_lines(&op, &shared, true)
+}
+
+/// `check`'s operation: the record's validity under a grammar, and the warnings of
+/// RFC 3987 §4.2 about its bidi structure.
+struct Check(Grammar);
+
+impl Operation for Check {
+    fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
+        parse::check(record, self.0)?;
+        out.push_str(record);
+        Ok(())
+    }
+
+    fn apply_raw(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        let mut scratch = String::new();
+        let record = prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
+        let view = IriRef::parse_as(record, self.0)?;
+        bidi::warnings(&view, &mut notes.warnings);
+        out.push_str(record);
+        Ok(())
+    }
 }
