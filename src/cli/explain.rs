@@ -288,8 +288,8 @@ fn is_boundary(c: char) -> bool {
 }
 
 /// `before` and `after` with their common prefix and suffix cut off, never inside a
-/// character. The prefix ends just after a character for which `cut_after` holds (or is
-/// empty); the suffix starts with a boundary character, or just after such a character on
+/// character. The prefix ends just after a character for which `cut_after` holds, or
+/// before a boundary character (or the end) on both sides, or is empty; the suffix starts with a boundary character, or just after such a character on
 /// both sides (or is empty).
 fn diff<'a>(
     before: &'a str,
@@ -304,10 +304,12 @@ fn diff<'a>(
         }
         prefix = i + a.len_utf8();
     }
-    // Back to just after a boundary character (or the start).
+    // Back to just after a boundary character (or the start), unless what follows on both
+    // sides is a boundary character or the end.
+    let at_boundary = |text: &str, at: usize| text[at..].chars().next().map_or(true, is_boundary);
     while prefix > 0 {
         let c = before[..prefix].chars().next_back().unwrap_or('/');
-        if cut_after(c) {
+        if cut_after(c) || (at_boundary(before, prefix) && at_boundary(after, prefix)) {
             break;
         }
         prefix -= c.len_utf8();
@@ -382,6 +384,10 @@ mod tests {
         assert_eq!(got, ("utm_source=x&".into(), "".into()));
         let got = step("drop-params", "http://a/?utm=x", "http://a/");
         assert_eq!(got, ("?utm=x".into(), "".into()));
+        let got = step("drop-params", "http://a/?id=7&utm=x", "http://a/?id=7");
+        assert_eq!(got, ("&utm=x".into(), "".into()));
+        let got = step("resolve", "http://a/?a=1", "http://a/?a=2");
+        assert_eq!(got, ("a=1".into(), "a=2".into()));
         let got = step("sort-params", "http://a/?b=1&a=2", "http://a/?a=2&b=1");
         assert_eq!(got, ("b=1&a=2".into(), "a=2&b=1".into()));
     }
