@@ -3,7 +3,7 @@
 //! ([`chunks_in_flight`]), which bounds its memory.
 
 use crate::iri::repair::Repair;
-use crate::stream::output::OutputMode;
+use crate::stream::output::{Format, OutputMode};
 
 /// The most bytes of chunk buffers (input and output) the engine aims to keep in flight, as
 /// long as each worker still gets a chunk; see [`chunks_in_flight`].
@@ -84,6 +84,15 @@ crate::ladder::options::setters!(EngineOptions {
 });
 
 impl EngineOptions {
+    /// How records are written under these options.
+    pub(crate) fn format(&self) -> Format {
+        Format {
+            mode: self.output,
+            with_filename: self.with_filename,
+            terminator: if self.null_terminated { 0 } else { b'\n' },
+        }
+    }
+
     /// Whether records are repaired before the operation runs (from `strict`).
     pub fn repair(&self) -> Repair {
         if self.strict {

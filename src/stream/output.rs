@@ -35,7 +35,6 @@ use std::time::Duration;
 
 use crate::iri::error::{Error, ErrorKind, Warning};
 use crate::iri::repair::{RepairKind, Repairs};
-use crate::stream::options::EngineOptions;
 
 /// The form of each output line (`--output`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -223,15 +222,6 @@ pub(crate) struct Format {
 }
 
 impl Format {
-    /// The format `options` ask for.
-    pub(crate) fn of(options: &EngineOptions) -> Format {
-        Format {
-            mode: options.output,
-            with_filename: options.with_filename,
-            terminator: if options.null_terminated { 0 } else { b'\n' },
-        }
-    }
-
     /// Whether records are written with their line numbers (which the reader then counts).
     pub(crate) fn needs_lines(&self) -> bool {
         match self.mode {

@@ -13,7 +13,6 @@ use crate::stream::chunk::{Chunk, ChunkKind, SKIP_READ, TOO_LONG_PREFIX};
 use crate::stream::error::RunError;
 use crate::stream::input;
 use crate::stream::options::EngineOptions;
-use crate::stream::output::Format;
 use crate::stream::progress::{Counted, Progress};
 
 /// The UTF-8 byte order mark.
@@ -83,7 +82,7 @@ impl<'s> Reader<'s> {
             allocated: 0,
             spare: None,
             seq: 0,
-            count_lines: Format::of(options).needs_lines(),
+            count_lines: options.format().needs_lines(),
             reject_binary: options.reject_binary,
             line: 1,
             bytes: 0,

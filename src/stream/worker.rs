@@ -110,7 +110,7 @@ impl<'a> Worker<'a> {
     pub(super) fn new(op: &'a dyn Operation, options: &EngineOptions, names: &'a [String]) -> Self {
         Worker {
             op,
-            format: Format::of(options),
+            format: options.format(),
             options: options.clone(),
             names,
         }
