@@ -115,7 +115,7 @@ pub(crate) enum StatsFormatArg {
     Json,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OnErrorArg {
     Mark,
     Skip,

@@ -20,7 +20,7 @@ use irinorm::stream::output::{push_json_bytes, push_json_str};
 use irinorm::stream::records::{Record, Records};
 use irinorm::{Error, IriRef, Warning};
 
-use super::args::{OutputArg, SharedArgs};
+use super::args::{OnErrorArg, OutputArg, SharedArgs};
 use super::lines::{catch_interrupt, input_paths, open_inputs, INTERRUPTED};
 
 /// `normalize --explain`: each record with the steps that changed it, one block each (or
@@ -28,11 +28,17 @@ use super::lines::{catch_interrupt, input_paths, open_inputs, INTERRUPTED};
 /// (decompressed, BOM dropped, `--max-line-bytes` applied).
 pub(crate) fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, String> {
     if shared.output == OutputArg::Tsv {
-        return Err(
-            "--explain writes text blocks or, with --output jsonl, JSON lines; \
-                    not tsv"
-                .into(),
-        );
+        return Err("--explain writes text blocks, or JSON lines with --output jsonl".into());
+    }
+    // Switches of the engine's runs that --explain cannot honour are refused, not ignored.
+    let unsupported = [
+        (shared.unique, "--unique"),
+        (shared.wants_stats(), "--stats"),
+        (shared.with_filename, "--with-filename"),
+        (shared.on_error != OnErrorArg::Mark, "--on-error"),
+    ];
+    if let Some((_, name)) = unsupported.iter().find(|(given, _)| *given) {
+        return Err(format!("{name} does not apply to --explain"));
     }
     let jsonl = shared.output == OutputArg::Jsonl;
     let paths = input_paths(shared)?;
@@ -53,6 +59,9 @@ pub(crate) fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<Ex
                 json_row(normalizer, &name, line, record, &mut row);
                 row.push(terminator);
                 out.write_all(&row)
+            } else if shared.null {
+                // With -0, each block is one record, ended by a NUL.
+                text_block(normalizer, record, &mut out).and_then(|()| out.write_all(b"\0"))
             } else {
                 text_block(normalizer, record, &mut out)
             };

@@ -877,6 +877,24 @@ fn explain_shows_what_each_step_changed() {
     assert!(rows[2]["key"].is_null());
     assert_eq!(rows[2]["error"]["kind"], "control");
     assert_eq!(rows[2]["line"], 3);
+    // With -0 each block is one NUL-ended record.
+    let o = run(&["normalize", "--explain", "-0"], b"http://a/\nHTTP://b/\n");
+    let blocks: Vec<&str> = o
+        .stdout
+        .split(|&b| b == 0)
+        .map(|b| std::str::from_utf8(b).unwrap())
+        .collect();
+    assert_eq!(blocks.len(), 3, "{blocks:?}");
+    assert_eq!(blocks[0], "http://a/\n  = http://a/\n");
+    assert!(blocks[1].starts_with("HTTP://b/\n") && blocks[1].ends_with("  = http://b/\n"));
+    assert_eq!(blocks[2], "");
+    // Switches that --explain cannot honour are refused, not ignored.
+    for switch in ["--unique", "--stats", "--with-filename"] {
+        let o = run(&["normalize", "--explain", switch], b"http://a/\n");
+        assert_eq!(o.status.code(), Some(2), "{switch}");
+        assert!(stderr(&o).contains(switch), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "");
+    }
 }
 
 /// Item: xz and bzip2 inputs are decoded like gzip and zstd; any other binary input is a
