@@ -1,11 +1,16 @@
 //! The command line (SPEC §6): argument parsing ([`args`]) and the wiring of each subcommand
 //! to a library operation run by the engine ([`lines`]), plus `--explain` ([`explain`]),
-//! `compare` ([`compare`]) and the progress bar ([`progress`]). Everything here is a thin
-//! shell: the library does the work.
+//! `compare` ([`compare`]), the progress bar ([`progress`]) and what is generated from the
+//! argument definitions: `--version`, shell completions and the manual page ([`about`]).
+//! Everything here is a thin shell: the library does the work.
+//!
+//! Nothing here panics on a closed or full output: every write goes through an error that
+//! ends in the documented exit status.
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 use irinorm::iri::bidi;
 use irinorm::iri::convert::{self, HostMapping};
 use irinorm::iri::error::Error;
@@ -16,6 +21,7 @@ use irinorm::ladder::Normalizer;
 use irinorm::ladder::Notes;
 use irinorm::stream::Operation;
 
+mod about;
 mod args;
 mod compare;
 mod explain;
@@ -29,11 +35,32 @@ use lines::run_lines;
 
 /// Runs the command line; returns the process exit status (SPEC §6).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let command = Cli::command().long_version(about::long_version());
+    let cli = match command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("irinorm: {message}");
+            // Best effort: with standard error closed too, the status still tells.
+            let _ = writeln!(io::stderr(), "irinorm: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Prints what clap has to say (help, the version, a usage error) and returns its status;
+/// a help text that cannot be written is an output error (exit 2), not a panic.
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+        Err(io) if io.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(io) => {
+            let _ = writeln!(io::stderr(), "irinorm: writing output: {io}");
             ExitCode::from(2)
         }
     }
@@ -47,6 +74,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Resolve(a) => resolve(&a),
         Command::Check(a) => check(a),
         Command::Compare(a) => compare::compare(&a),
+        Command::Completions(a) => about::completions(a.shell),
+        Command::Man => about::man(),
     }
 }
 
@@ -57,6 +86,7 @@ fn normalize(a: &NormalizeArgs) -> Result<ExitCode, String> {
     if a.explain {
         return explain::explain(&normalizer, &a.shared);
     }
+
     // The normalizer is an engine operation with a fast path (SPEC §8).
     run_lines(&normalizer, &a.shared, false)
 }
