@@ -28,33 +28,10 @@ pub(crate) fn long_version() -> &'static str {
         env!("CARGO_PKG_VERSION"),
         irinorm::KEY_VERSION,
         profiles.join(", "),
-        backend(),
+        irinorm::ladder::backend_name(),
     );
     // Built once per process, for clap, which keeps a `&'static str`.
     Box::leak(text.into_boxed_str())
-}
-
-/// The instruction set the fast path runs with on this CPU: `avx2` where the CPU has AVX2
-/// and the bit-manipulation instructions the library asks for with it, `sse2` on any other
-/// x86-64, `scalar` elsewhere. Told from the CPU the same way the library decides.
-fn backend() -> &'static str {
-    #[cfg(target_arch = "x86_64")]
-    {
-        let avx2 = std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("lzcnt")
-            && std::is_x86_feature_detected!("popcnt");
-        if avx2 {
-            "avx2"
-        } else {
-            "sse2"
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        "scalar"
-    }
 }
 
 /// `completions SHELL`: the completion script for `shell` on standard output.
