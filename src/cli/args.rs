@@ -10,8 +10,12 @@ use irinorm::ladder::settings::{RulesText, Settings};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
 
 /// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
+///
+/// Exit status: 0 when every record was handled, 1 when `check` found an invalid record or
+/// `--on-error fail` stopped at one (`compare`: the two differ), 2 for a usage, input or
+/// output error, 130 when interrupted (Ctrl-C).
 #[derive(Parser, Debug)]
-#[command(name = "irinorm", version, about, long_about = None)]
+#[command(name = "irinorm", version, about, max_term_width = 100)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -32,6 +36,20 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// Print the lowest rung at which A and B are equivalent, or "different" (exit 1).
     Compare(CompareArgs),
+    /// Write a shell completion script to standard output.
+    ///
+    /// For example `irinorm completions bash > /etc/bash_completion.d/irinorm`, or for zsh
+    /// into a directory of `$fpath` as `_irinorm`.
+    Completions(CompletionsArgs),
+    /// Write the manual page (roff) to standard output: `irinorm man | man -l -`.
+    Man,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -72,14 +90,32 @@ impl FormArg {
     }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OutputArg {
     Key,
     Tsv,
     Jsonl,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProgressArg {
+    /// Only when standard error is a terminal.
+    Auto,
+    /// Always (on a file or pipe, one line a second).
+    Always,
+    /// Never.
+    Never,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum StatsFormatArg {
+    /// A human-readable table.
+    Text,
+    /// One JSON object on one line.
+    Json,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OnErrorArg {
     Mark,
     Skip,
@@ -113,36 +149,70 @@ impl GrammarArg {
 /// Options shared by every line-oriented subcommand.
 #[derive(Args, Debug, Clone)]
 pub(crate) struct SharedArgs {
-    /// Input files (gzip and zstd detected by content); `-` or none means standard input.
+    /// Input files (gzip, zstd, xz and bzip2 are detected by content); `-` or none means
+    /// standard input.
     #[arg(value_name = "FILE")]
     pub(crate) files: Vec<PathBuf>,
-    /// What to write per record: the key alone, `input<TAB>key<TAB>error`, or JSON lines.
+    /// Read input paths from LIST, one per line, after the FILEs (`-`: standard input).
+    #[arg(long, value_name = "LIST")]
+    pub(crate) files_from: Option<PathBuf>,
+    /// What to write per record: the key alone, `input<TAB>key<TAB>error`, or JSON lines
+    /// (with file, line, error and warnings).
     #[arg(long, value_enum, default_value = "key")]
     pub(crate) output: OutputArg,
+    /// In tsv output, start each row with the input's name and the line number.
+    #[arg(long)]
+    pub(crate) with_filename: bool,
+    /// End each output record with a NUL byte instead of a line feed.
+    #[arg(short = '0', long)]
+    pub(crate) null: bool,
     /// What to do with an invalid record: an empty line, nothing, or stop with exit 1.
     #[arg(long, value_enum, default_value = "mark")]
     pub(crate) on_error: OnErrorArg,
     /// Worker threads (default: all cores).
-    #[arg(long, default_value_t = 0)]
+    #[arg(
+        short = 'j',
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
     pub(crate) threads: usize,
     /// No trimming and no repairs: each record must be the exact IRI.
     #[arg(long)]
     pub(crate) strict: bool,
     /// Longest record in bytes; a longer line is an error record, never held whole.
-    #[arg(long, default_value_t = 1 << 20)]
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub(crate) max_line_bytes: usize,
-    /// Print statistics to standard error at the end.
+    /// Print statistics to standard error at the end (also when interrupted).
     #[arg(long)]
     pub(crate) stats: bool,
-    /// Write only the first record of each key (128-bit fingerprints, ~16 bytes per key).
+    /// The form of the statistics; `json` is one object (implies --stats).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub(crate) stats_format: Option<StatsFormatArg>,
+    /// Write only the first record of each key, and no invalid records (128-bit
+    /// fingerprints, ~16 bytes per key).
     #[arg(long)]
     pub(crate) unique: bool,
+    /// No diagnostics about invalid records (errors that stop the run are still printed).
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
     /// Diagnostics printed before the rest are only counted.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, value_name = "N", default_value_t = 20)]
     pub(crate) max_diagnostics: usize,
+    /// Draw a progress bar on standard error: when it is a terminal, always, or never.
+    #[arg(long, value_enum, value_name = "WHEN", default_value = "auto")]
+    pub(crate) progress: ProgressArg,
     /// Chunk size in bytes (for tests and tuning).
     #[arg(long, hide = true, default_value_t = 1 << 20)]
     pub(crate) chunk_size: usize,
+}
+
+impl SharedArgs {
+    /// Whether statistics are printed at the end.
+    pub(crate) fn wants_stats(&self) -> bool {
+        self.stats || self.stats_format.is_some()
+    }
 }
 
 /// The key options, shared by `normalize` and `compare`.
@@ -182,7 +252,8 @@ pub(crate) struct KeyArgs {
 pub(crate) struct NormalizeArgs {
     #[command(flatten)]
     pub(crate) key: KeyArgs,
-    /// For each record, print the steps that changed it (sequential, human-readable).
+    /// For each record, print the steps that changed it, each with the part it changed
+    /// (text blocks, or JSON lines with --output jsonl).
     #[arg(long)]
     pub(crate) explain: bool,
     #[command(flatten)]
@@ -255,11 +326,11 @@ pub(crate) fn key_settings(a: &KeyArgs, strict: bool) -> Result<Settings, String
     Ok(s)
 }
 
-pub(crate) fn engine_options(shared: &SharedArgs) -> EngineOptions {
+/// The engine options for a run, which reads standard input if `stdin_is_input`.
+pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> EngineOptions {
     // Someone typing at a terminal wants each key as soon as the line is entered; the
     // engine passes a line on as soon as a chunk is full, so make a chunk one byte.
-    let interactive = io::stdin().is_terminal()
-        && (shared.files.is_empty() || shared.files.iter().any(|f| f.as_os_str() == "-"));
+    let interactive = stdin_is_input && io::stdin().is_terminal();
     EngineOptions::default()
         .with_threads(shared.threads)
         .with_chunk_size(if interactive {
@@ -280,6 +351,13 @@ pub(crate) fn engine_options(shared: &SharedArgs) -> EngineOptions {
         .with_strict(shared.strict)
         .with_max_line_bytes(shared.max_line_bytes.max(1))
         .with_unique(shared.unique)
-        .with_stats(shared.stats)
-        .with_max_diagnostics(shared.max_diagnostics)
+        .with_stats(shared.wants_stats())
+        .with_max_diagnostics(if shared.quiet {
+            0
+        } else {
+            shared.max_diagnostics
+        })
+        .with_with_filename(shared.with_filename)
+        .with_null_terminated(shared.null)
+        .with_reject_binary(true)
 }

@@ -1,17 +1,27 @@
 //! The command line (SPEC §6): argument parsing ([`args`]) and the wiring of each subcommand
 //! to a library operation run by the engine ([`lines`]), plus `--explain` ([`explain`]),
-//! `compare` ([`compare`]) and the progress bar ([`progress`]). Everything here is a thin
-//! shell: the library does the work.
+//! `compare` ([`compare`]), the progress bar ([`progress`]) and what is generated from the
+//! argument definitions: `--version`, shell completions and the manual page ([`about`]).
+//! Everything here is a thin shell: the library does the work.
+//!
+//! Nothing here panics on a closed or full output: every write goes through an error that
+//! ends in the documented exit status.
 
+use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
+use irinorm::iri::bidi;
 use irinorm::iri::convert::{self, HostMapping};
 use irinorm::iri::error::Error;
-use irinorm::iri::parse::{self, IriRef};
+use irinorm::iri::parse::{self, Grammar, IriRef};
+use irinorm::iri::repair::{prepare_text, Repair};
 use irinorm::iri::resolve;
 use irinorm::ladder::Normalizer;
+use irinorm::ladder::Notes;
+use irinorm::stream::Operation;
 
+mod about;
 mod args;
 mod compare;
 mod explain;
@@ -25,11 +35,32 @@ use lines::run_lines;
 
 /// Runs the command line; returns the process exit status (SPEC §6).
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let command = Cli::command().long_version(about::long_version());
+    let cli = match command
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m))
+    {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
+    };
     match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("irinorm: {message}");
+            // Best effort: with standard error closed too, the status still tells.
+            let _ = writeln!(io::stderr(), "irinorm: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Prints what clap has to say (help, the version, a usage error) and returns its status;
+/// a help text that cannot be written is an output error (exit 2), not a panic.
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+        Err(io) if io.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(io) => {
+            let _ = writeln!(io::stderr(), "irinorm: writing output: {io}");
             ExitCode::from(2)
         }
     }
@@ -43,6 +74,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Resolve(a) => resolve(&a),
         Command::Check(a) => check(a),
         Command::Compare(a) => compare::compare(&a),
+        Command::Completions(a) => about::completions(a.shell),
+        Command::Man => about::man(),
     }
 }
 
@@ -53,6 +86,7 @@ fn normalize(a: &NormalizeArgs) -> Result<ExitCode, String> {
     if a.explain {
         return explain::explain(&normalizer, &a.shared);
     }
+
     // The normalizer is an engine operation with a fast path (SPEC §8).
     run_lines(&normalizer, &a.shared, false)
 }
@@ -102,14 +136,37 @@ fn resolve(a: &ResolveArgs) -> Result<ExitCode, String> {
 
 /// `check`: the validity of every record as written; exit 1 if any is invalid.
 fn check(a: CheckArgs) -> Result<ExitCode, String> {
-    let grammar = a.grammar.grammar();
-    let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
-        parse::check(rec, grammar)?;
-        out.push_str(rec);
-        Ok(())
-    };
+    let op = Check(a.grammar.grammar());
     // A validator reports the record as written: no trimming, no repairs.
     let mut shared = a.shared;
     shared.strict = true;
     run_lines(&op, &shared, true)
+}
+
+/// `check`'s operation: the record's validity under a grammar, and the warnings of
+/// RFC 3987 §4.2 about its bidi structure.
+struct Check(Grammar);
+
+impl Operation for Check {
+    fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
+        parse::check(record, self.0)?;
+        out.push_str(record);
+        Ok(())
+    }
+
+    fn apply_raw(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        let mut scratch = String::new();
+        let record = prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
+        let view = IriRef::parse_as(record, self.0)?;
+        bidi::warnings(&view, &mut notes.warnings);
+        out.push_str(record);
+        Ok(())
+    }
 }

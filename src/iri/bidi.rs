@@ -39,8 +39,11 @@
 //!   each name and each value as a component"). The userinfo and the fragment are one
 //!   component each. The scheme and IP literals are ASCII by grammar and are not checked.
 //!
-//! Not wired into the ladder or the command line yet.
+//! The ladder reports violations as warnings of kind `bidi` ([`warnings`]) for every record
+//! with non-ASCII text, and `check` does too; the fast path never copies through a record
+//! with a right-to-left character ([`is_right_to_left`]), so it never hides one.
 
+use crate::iri::error::{Warning, WarningKind};
 use crate::iri::parse::{HostKind, IriRef};
 
 /// The rule of RFC 3987 §4.2 that a component breaks.
@@ -178,6 +181,35 @@ pub fn check(iri: &IriRef<'_>) -> Vec<BidiViolation> {
         judge(Part::Fragment, f);
     }
     found
+}
+
+/// Whether `c` is a right-to-left character (`Bidi_Class` R or AL): a record without one
+/// has no component these rules judge.
+pub fn is_right_to_left(c: char) -> bool {
+    !c.is_ascii() && class(&idna_adapter::Adapter::new(), c) == Class::Rtl
+}
+
+/// Appends a warning of kind [`WarningKind::Bidi`] for every component of `iri` that breaks
+/// a rule, its column the 1-based character column of the component in the text `iri` was
+/// parsed from. Nothing is done for an ASCII text.
+pub fn warnings(iri: &IriRef<'_>, out: &mut Vec<Warning>) {
+    let text = iri.as_str();
+    if text.is_ascii() {
+        return;
+    }
+    for v in check(iri) {
+        let column = text[..v.range.start].chars().count() + 1;
+        let message = match v.rule {
+            BidiRule::MixedDirections => {
+                "a component mixes right-to-left and left-to-right characters (RFC 3987 §4.2)"
+            }
+            BidiRule::RtlEdges => {
+                "a component with right-to-left characters does not start and end with one \
+                 (RFC 3987 §4.2)"
+            }
+        };
+        out.push(Warning::new(WarningKind::Bidi, column, message));
+    }
 }
 
 #[cfg(test)]

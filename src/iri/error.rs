@@ -133,16 +133,21 @@ impl std::error::Error for Error {}
 pub enum WarningKind {
     /// A host that IDNA processing rejects kept its syntax-level form in the key (SPEC §4).
     Idna,
+    /// A component breaks a bidi rule of RFC 3987 §4.2 (a SHOULD): it mixes right-to-left
+    /// and left-to-right characters, or holds right-to-left characters but does not start
+    /// and end with one ([`crate::iri::bidi`]).
+    Bidi,
 }
 
 impl WarningKind {
     /// Every kind, in declaration order.
-    pub const ALL: [WarningKind; 1] = [WarningKind::Idna];
+    pub const ALL: [WarningKind; 2] = [WarningKind::Idna, WarningKind::Bidi];
 
     /// The stable name of the kind, as printed in diagnostics and JSON output.
     pub fn name(self) -> &'static str {
         match self {
             WarningKind::Idna => "idna",
+            WarningKind::Bidi => "bidi",
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod surt;
 pub mod trace;
 
 pub use compare::{lowest_common_rung, CompareError};
+pub use fast::backend_name;
 pub use normalizer::{equivalent, Normalizer};
 pub use options::{Form, Level, Options};
 pub use protocol::Rules;

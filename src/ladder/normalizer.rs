@@ -21,6 +21,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
+use crate::iri::bidi;
 use crate::iri::error::{Error, ErrorKind};
 use crate::iri::parse::IriRef;
 use crate::iri::percent;
@@ -401,6 +402,8 @@ impl Normalizer {
         let o = &self.options;
         let Texts { nfc, resolved } = texts;
         let mut view = IriRef::parse(input)?;
+        // RFC 3987 §4.2 judges the record as written (a SHOULD: warnings only).
+        bidi::warnings(&view, trace.warnings);
         if o.applies_nfc() && percent::has_non_ascii(input) {
             // NFC applies to the characters the record stands for, so percent-encoded UTF-8
             // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise

@@ -35,7 +35,8 @@ pub(super) struct Chunk {
     /// The input the lines come from (an index into the list of names).
     pub(super) input: usize,
     /// The line number, within its input, of the chunk's first line, where the reader
-    /// counted lines (only the jsonl output needs them while the records are formatted).
+    /// counted lines (only jsonl output, and tsv with file names, need them while the records
+    /// are formatted).
     /// Otherwise the worker numbers the chunk's lines from 1 and the writer, which knows how
     /// many lines the chunks before it held, adds the rest.
     pub(super) first_line: Option<u64>,

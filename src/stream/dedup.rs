@@ -41,14 +41,16 @@ impl Hasher for FingerprintHasher {
 
 /// Squeezes out of `out` the records whose key is in `seen` already, and adds the others'
 /// keys to it. `spans` are the valid records' outputs in `out`, in order; what lies between
-/// them (invalid records) stays.
-pub(super) fn keep_first(out: &mut Vec<u8>, spans: &[Span], seen: &mut FingerprintSet) {
+/// them (invalid records) stays. Returns how many records were squeezed out.
+pub(super) fn keep_first(out: &mut Vec<u8>, spans: &[Span], seen: &mut FingerprintSet) -> u64 {
+    let mut dropped = 0;
     let mut kept = 0;
     let mut from = 0;
     for span in spans {
         let to = if seen.insert(span.fingerprint) {
             span.end
         } else {
+            dropped += 1;
             span.start
         };
         if kept != from {
@@ -62,6 +64,7 @@ pub(super) fn keep_first(out: &mut Vec<u8>, spans: &[Span], seen: &mut Fingerpri
         out.copy_within(from..len, kept);
     }
     out.truncate(kept + (len - from));
+    dropped
 }
 
 #[cfg(test)]
@@ -94,11 +97,12 @@ mod tests {
             span(6, 8, "a"),
             span(8, 10, "c"),
         ];
-        keep_first(&mut out, &spans, &mut seen);
+        assert_eq!(keep_first(&mut out, &spans, &mut seen), 2);
         assert_eq!(out, b"b\n!\nc\n");
         assert!(seen.contains(&fingerprint("b")) && seen.contains(&fingerprint("c")));
         let mut again = b"b\nc\n".to_vec();
-        keep_first(&mut again, &[span(0, 2, "b"), span(2, 4, "c")], &mut seen);
+        let spans = [span(0, 2, "b"), span(2, 4, "c")];
+        assert_eq!(keep_first(&mut again, &spans, &mut seen), 2);
         assert!(again.is_empty());
     }
 }

@@ -74,7 +74,8 @@
 //! - `worker`: the records of a chunk through the operation (and the fast path);
 //! - `writer`: chunks back in order, written with vectored writes;
 //! - `dedup`: key fingerprints for `unique` and `stats`;
-//! - [`input`]: opening inputs, with gzip and zstd detected by their magic bytes;
+//! - [`input`]: opening inputs, with gzip, zstd, xz and bzip2 detected by their magic
+//!   bytes, and binary input refused when asked;
 //! - [`output`]: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics;
 //! - [`records`]: the same records one at a time, for consumers that do not need the engine.
 

@@ -3,7 +3,7 @@
 //! ([`chunks_in_flight`]), which bounds its memory.
 
 use crate::iri::repair::Repair;
-use crate::stream::output::OutputMode;
+use crate::stream::output::{Format, OutputMode};
 
 /// The most bytes of chunk buffers (input and output) the engine aims to keep in flight, as
 /// long as each worker still gets a chunk; see [`chunks_in_flight`].
@@ -42,8 +42,9 @@ pub struct EngineOptions {
     /// 1 MiB); longer ones are `too-long` errors. The engine holds at most about the larger
     /// of this and `chunk_size` of any one line.
     pub max_line_bytes: usize,
-    /// Write only the first record of each key (`--unique`). Invalid records are never
-    /// deduplicated.
+    /// Write only the first record of each key (`--unique`). Invalid records are not
+    /// written at all (whatever [`OnError`] says; they are still counted and diagnosed):
+    /// the output is the set of distinct keys, in order of first appearance.
     ///
     /// Keys are remembered as 128-bit fingerprints (XXH3-128), about 16 bytes each plus the
     /// hash set's overhead, not as text. Two different keys share a fingerprint with
@@ -55,6 +56,16 @@ pub struct EngineOptions {
     /// How many invalid records are reported on the diagnostics writer (default 20), the
     /// first ones in input order; a final line counts the rest. 0 turns diagnostics off.
     pub max_diagnostics: usize,
+    /// In tsv output, start every row with the input's name and the line number
+    /// (`--with-filename`). Jsonl rows always carry both.
+    pub with_filename: bool,
+    /// End each output record with a NUL byte instead of a line feed (`--null`).
+    pub null_terminated: bool,
+    /// Refuse an input that is not text: one whose first block (after decompression)
+    /// holds a NUL byte is an input error, [`RunError::Input`](crate::stream::RunError::Input),
+    /// before any of its records is read. Off by default: then a NUL is a character of a
+    /// record like any other (an invalid one for the library's operations).
+    pub reject_binary: bool,
 }
 
 crate::ladder::options::setters!(EngineOptions {
@@ -67,9 +78,21 @@ crate::ladder::options::setters!(EngineOptions {
     unique: bool => with_unique,
     stats: bool => with_stats,
     max_diagnostics: usize => with_max_diagnostics,
+    with_filename: bool => with_with_filename,
+    null_terminated: bool => with_null_terminated,
+    reject_binary: bool => with_reject_binary,
 });
 
 impl EngineOptions {
+    /// How records are written under these options.
+    pub(crate) fn format(&self) -> Format {
+        Format {
+            mode: self.output,
+            with_filename: self.with_filename,
+            terminator: if self.null_terminated { 0 } else { b'\n' },
+        }
+    }
+
     /// Whether records are repaired before the operation runs (from `strict`).
     pub fn repair(&self) -> Repair {
         if self.strict {
@@ -92,6 +115,9 @@ impl Default for EngineOptions {
             unique: false,
             stats: false,
             max_diagnostics: 20,
+            with_filename: false,
+            null_terminated: false,
+            reject_binary: false,
         }
     }
 }

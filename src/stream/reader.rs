@@ -13,7 +13,6 @@ use crate::stream::chunk::{Chunk, ChunkKind, SKIP_READ, TOO_LONG_PREFIX};
 use crate::stream::error::RunError;
 use crate::stream::input;
 use crate::stream::options::EngineOptions;
-use crate::stream::output::OutputMode;
 use crate::stream::progress::{Counted, Progress};
 
 /// The UTF-8 byte order mark.
@@ -52,6 +51,8 @@ pub(super) struct Reader<'s> {
     seq: u64,
     /// Whether chunks are numbered here (see [`Chunk::first_line`]).
     count_lines: bool,
+    /// Whether an input whose first block holds a NUL is refused.
+    reject_binary: bool,
     /// The line number, in the current input, of the next line to send (when counting).
     line: u64,
     /// Bytes read so far (after decompression).
@@ -59,6 +60,9 @@ pub(super) struct Reader<'s> {
     work: Sender<Chunk>,
     free: Receiver<Chunk>,
     stop: &'s AtomicBool,
+    /// Set from outside the run (an interrupt): read nothing more, end as at the end of
+    /// the inputs.
+    interrupt: Option<&'s AtomicBool>,
 }
 
 impl<'s> Reader<'s> {
@@ -78,13 +82,27 @@ impl<'s> Reader<'s> {
             allocated: 0,
             spare: None,
             seq: 0,
-            count_lines: options.output == OutputMode::Jsonl,
+            count_lines: options.format().needs_lines(),
+            reject_binary: options.reject_binary,
             line: 1,
             bytes: 0,
             work,
             free,
             stop,
+            interrupt: None,
         }
+    }
+
+    /// The same reader, ending early once `interrupt` is set.
+    pub(super) fn with_interrupt(mut self, interrupt: &'s AtomicBool) -> Self {
+        self.interrupt = Some(interrupt);
+        self
+    }
+
+    /// Whether to stop reading: the run is stopping, or it was interrupted.
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+            || self.interrupt.is_some_and(|i| i.load(Ordering::Relaxed))
     }
 
     /// Reads every input in order. Returns the number of bytes read.
@@ -103,7 +121,7 @@ impl<'s> Reader<'s> {
                 }),
                 None => reader,
             };
-            let result = input::decode(reader)
+            let result = input::decode(reader, self.reject_binary)
                 .map_err(Halt::Failed)
                 .and_then(|mut stream| self.read_input(index, &mut *stream));
             match result {
@@ -278,7 +296,7 @@ impl<'s> Reader<'s> {
     /// Reads up to `want` bytes after the filled part of `chunk`. Returns how many were
     /// read (0 at the end of the input).
     fn read(&mut self, src: &mut dyn Read, chunk: &mut Chunk, want: usize) -> Result<usize, Halt> {
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stopping() {
             return Err(Halt::Stopped);
         }
         let mut end = chunk.len + want;
@@ -305,7 +323,7 @@ impl<'s> Reader<'s> {
     /// An empty chunk for `input`: a spare one, a new one while fewer than `in_flight`
     /// exist, or else one the writer hands back (waiting for it).
     fn take(&mut self, input: usize) -> Result<Chunk, Halt> {
-        if self.stop.load(Ordering::Relaxed) {
+        if self.stopping() {
             return Err(Halt::Stopped);
         }
         let mut chunk = if let Some(chunk) = self.spare.take() {

@@ -1,6 +1,6 @@
 //! The records of one input, one at a time, for consumers that go record by record rather
 //! than through the engine (`normalize --explain`). They are the engine's records (SPEC §2):
-//! the input decompressed when it is gzip or zstd, a UTF-8 byte order mark at its start
+//! the input decompressed when it is gzip, zstd, xz or bzip2, a UTF-8 byte order mark at its start
 //! dropped, a carriage return before the line feed dropped, and a line longer than the
 //! maximum never held whole: only its first bytes are kept, the rest skipped.
 
@@ -33,8 +33,18 @@ pub struct Records {
 impl Records {
     /// The records of `input`, each at most `max_line_bytes` bytes long.
     pub fn new(input: Input, max_line_bytes: usize) -> io::Result<Records> {
-        let raw = input.into_reader()?;
-        let decoded = input::decode(raw)?;
+        Records::decoded(input, max_line_bytes, false)
+    }
+
+    /// [`Records::new`] for an input that must be text: one whose first block holds a NUL
+    /// byte is refused (see [`Input::into_text_reader`]).
+    pub fn text(input: Input, max_line_bytes: usize) -> io::Result<Records> {
+        Records::decoded(input, max_line_bytes, true)
+    }
+
+    fn decoded(input: Input, max_line_bytes: usize, reject_binary: bool) -> io::Result<Records> {
+        let (_, raw, _) = input.into_parts();
+        let decoded = input::decode(raw, reject_binary)?;
         Ok(Records {
             reader: BufReader::with_capacity(1 << 16, decoded),
             max_line_bytes: max_line_bytes.max(1),
@@ -151,5 +161,14 @@ mod tests {
         gz.write_all(b"x\ny\n").unwrap();
         let data: &'static [u8] = Box::leak(gz.finish().unwrap().into_boxed_slice());
         assert_eq!(records(data, 10), [Ok(b"x".to_vec()), Ok(b"y".to_vec())]);
+        // Decoded once: a gzip file holding a gzip file gives the inner file's bytes.
+        let mut outer = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        outer.write_all(data).unwrap();
+        let nested: &'static [u8] = Box::leak(outer.finish().unwrap().into_boxed_slice());
+        let input = Input::from_reader("t", nested);
+        let mut r = Records::new(input, 1 << 20).unwrap();
+        assert!(
+            matches!(r.next_record().unwrap(), Some(Record::Line(l)) if l.starts_with(b"\x1F\x8B"))
+        );
     }
 }

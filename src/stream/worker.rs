@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::iri::error::{Error, ErrorKind};
+use crate::iri::error::{Error, ErrorKind, Warning};
 use crate::ladder::Notes;
 use crate::stream::chunk::{
     Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
@@ -18,7 +18,7 @@ use crate::stream::chunk::{
 use crate::stream::dedup::{self, FingerprintSet};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
-use crate::stream::output::{write_record, OutputMode};
+use crate::stream::output::{write_record, Format, Origin, OutputMode};
 
 /// The message of a `too-long` error.
 const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
@@ -27,6 +27,9 @@ const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
 pub(super) struct Worker<'a> {
     op: &'a dyn Operation,
     options: EngineOptions,
+    format: Format,
+    /// The names of the inputs, for the rows that carry them.
+    names: &'a [String],
 }
 
 /// Buffers each worker reuses from record to record.
@@ -51,13 +54,15 @@ struct Pass<'c> {
     line: u64,
     /// Lines that pass through, just before `start`, not yet recorded as a [`VerbatimRun`].
     run: Range<usize>,
+    /// The name of the chunk's input.
+    file: &'c str,
     /// The chunk's output, its verbatim runs and its report.
     out: &'c mut Vec<u8>,
     runs: &'c mut Vec<VerbatimRun>,
     report: &'c mut Report,
 }
 
-impl Pass<'_> {
+impl<'c> Pass<'c> {
     /// Moves past the lines up to `to`, which pass through and are written as they are:
     /// they join the run, or start a new one if the run does not end where they start.
     #[inline]
@@ -83,6 +88,15 @@ impl Pass<'_> {
         }
     }
 
+    /// Where the line at `start` comes from.
+    #[inline]
+    fn origin(&self) -> Origin<'c> {
+        Origin {
+            file: self.file,
+            line: self.line,
+        }
+    }
+
     /// The end of the line at `start`: its line feed, or the end of the chunk.
     #[inline]
     fn line_end(&self) -> usize {
@@ -92,11 +106,13 @@ impl Pass<'_> {
 }
 
 impl<'a> Worker<'a> {
-    /// The workers' part of a run of `op` under `options`.
-    pub(super) fn new(op: &'a dyn Operation, options: &EngineOptions) -> Self {
+    /// The workers' part of a run of `op` under `options` over the inputs `names`.
+    pub(super) fn new(op: &'a dyn Operation, options: &EngineOptions, names: &'a [String]) -> Self {
         Worker {
             op,
+            format: options.format(),
             options: options.clone(),
+            names,
         }
     }
 
@@ -131,6 +147,7 @@ impl<'a> Worker<'a> {
     /// Runs the operation over every record of `chunk`, filling its output and report.
     fn process(&self, chunk: &mut Chunk, scratch: &mut Scratch) {
         let Chunk {
+            input,
             kind,
             first_line,
             data,
@@ -146,9 +163,11 @@ impl<'a> Worker<'a> {
         scratch.chunk_keys.clear();
         let data = &data[..*len];
         let line = first_line.unwrap_or(1);
+        let file = self.names.get(*input).map_or("", String::as_str);
         if *kind == ChunkKind::TooLong {
             let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
-            self.finish_record(line, data, Err(error), scratch, out, report);
+            let origin = Origin { file, line };
+            self.finish_record(origin, data, Err(error), &[], scratch, out, report);
             return;
         }
         let mut pass = Pass {
@@ -159,6 +178,7 @@ impl<'a> Worker<'a> {
             start: 0,
             line,
             run: 0..0,
+            file,
             out,
             runs: verbatim_runs,
             report,
@@ -173,7 +193,9 @@ impl<'a> Worker<'a> {
         // as the line itself: consecutive such lines (each with its line feed and no carriage
         // return) form one range `run` of the input, which is not copied: the writer writes
         // it from `data` (see `VerbatimRun`).
-        let verbatim = self.options.output == OutputMode::Key && !self.tracks_keys();
+        let verbatim = self.options.output == OutputMode::Key
+            && !self.tracks_keys()
+            && !self.options.null_terminated;
         while pass.start < pass.data.len() {
             // The end (line feed) of the line at `start`, once it has been looked for.
             let mut line_end = None;
@@ -216,6 +238,7 @@ impl<'a> Worker<'a> {
         // The contract, checked: whole lines.
         if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
             pass.report.stats.records += lines;
+            pass.report.stats.keys_written += lines;
             pass.verbatim(pass.start + n, lines);
             return pass.start == pass.data.len();
         }
@@ -239,11 +262,13 @@ impl<'a> Worker<'a> {
         pass.report.stats.records += 1;
         let end = pass.start + n;
         if verbatim && terminator == 1 {
+            pass.report.stats.keys_written += 1;
             pass.verbatim(end + 1, 1);
         } else {
             pass.flush_run();
             let (raw, key) = (&pass.data[pass.start..end], &rest[..n]);
-            self.write_valid(pass.line, raw, key, chunk_keys, pass.out, pass.report);
+            let origin = pass.origin();
+            self.write_valid(origin, raw, key, &[], chunk_keys, pass.out, pass.report);
             pass.line += 1;
             pass.start = end + terminator.max(1);
         }
@@ -274,7 +299,7 @@ impl<'a> Worker<'a> {
         let raw = &data[start..record_end];
         // Slicing `text` at a line feed or carriage return is always on a char boundary.
         let record = pass.text.map(|t| &t[start..record_end]);
-        let ok = self.record(pass.line, raw, record, scratch, pass.out, pass.report);
+        let ok = self.record(pass.origin(), raw, record, scratch, pass.out, pass.report);
         if !ok && self.options.on_error == OnError::Fail {
             return false;
         }
@@ -288,49 +313,57 @@ impl<'a> Worker<'a> {
     /// whether it was valid.
     fn record(
         &self,
-        line: u64,
+        origin: Origin<'_>,
         raw: &[u8],
         text: Option<&str>,
         scratch: &mut Scratch,
         out: &mut Vec<u8>,
         report: &mut Report,
     ) -> bool {
-        let result = if raw.len() > self.options.max_line_bytes {
-            Err(Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE))
-        } else {
-            scratch.key.clear();
-            let notes = &mut scratch.notes;
-            let r = self
-                .op
-                .apply_raw(raw, text, self.options.repair(), &mut scratch.key, notes);
-            report.stats.repairs.merge(&notes.repairs);
-            report.stats.warnings += notes.warnings.len() as u64;
-            notes.clear();
-            r
-        };
-        self.finish_record(line, raw, result, scratch, out, report)
+        if raw.len() > self.options.max_line_bytes {
+            let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
+            return self.finish_record(origin, raw, Err(error), &[], scratch, out, report);
+        }
+        scratch.key.clear();
+        let notes = &mut scratch.notes;
+        let result = self
+            .op
+            .apply_raw(raw, text, self.options.repair(), &mut scratch.key, notes);
+        report.stats.repairs.merge(&notes.repairs);
+        report.stats.warnings += notes.warnings.len() as u64;
+        // The record's warnings go with it to the output (jsonl writes them); the buffer is
+        // put back afterwards, so it keeps its allocation.
+        let mut warnings = std::mem::take(&mut notes.warnings);
+        notes.clear();
+        let ok = self.finish_record(origin, raw, result, &warnings, scratch, out, report);
+        warnings.clear();
+        scratch.notes.warnings = warnings;
+        ok
     }
 
     /// Counts a record, and formats it unless it is an invalid record that is skipped (or
     /// that stops the run). Returns whether it was valid.
+    #[allow(clippy::too_many_arguments)]
     fn finish_record(
         &self,
-        line: u64,
+        origin: Origin<'_>,
         raw: &[u8],
         result: Result<(), Error>,
+        warnings: &[Warning],
         scratch: &mut Scratch,
         out: &mut Vec<u8>,
         report: &mut Report,
     ) -> bool {
         report.stats.records += 1;
-        let mode = self.options.output;
+        let line = origin.line;
         match result {
             Ok(()) => {
                 let key = scratch.key.as_str();
                 if key.as_bytes() != raw {
                     report.stats.changed += 1;
                 }
-                self.write_valid(line, raw, key, &mut scratch.chunk_keys, out, report);
+                let keys = &mut scratch.chunk_keys;
+                self.write_valid(origin, raw, key, warnings, keys, out, report);
                 true
             }
             Err(error) => {
@@ -340,14 +373,17 @@ impl<'a> Worker<'a> {
                         report.failure = Some(Diagnostic { line, error });
                         return false;
                     }
-                    OnError::Mark => {
+                    // With `unique` the output is the distinct keys: an invalid record has
+                    // none, so it is left out (still counted and diagnosed).
+                    OnError::Mark if !self.options.unique => {
                         let input = if error.kind == ErrorKind::TooLong {
                             &raw[..raw.len().min(TOO_LONG_PREFIX)]
                         } else {
                             raw
                         };
-                        write_record(out, mode, line, input, Err(&error));
+                        write_record(out, self.format, origin, input, Err(&error), &[]);
                     }
+                    OnError::Mark => {}
                     OnError::Skip => {}
                 }
                 if report.diagnostics.len() < self.options.max_diagnostics {
@@ -362,17 +398,20 @@ impl<'a> Worker<'a> {
     /// new to the chunk gets a [`Span`]; with `unique`, a record whose key came earlier in
     /// the chunk is not written at all (`chunk_keys` holds the chunk's keys so far).
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn write_valid(
         &self,
-        line: u64,
+        origin: Origin<'_>,
         raw: &[u8],
         key: &str,
+        warnings: &[Warning],
         chunk_keys: &mut FingerprintSet,
         out: &mut Vec<u8>,
         report: &mut Report,
     ) {
         let start = out.len();
-        write_record(out, self.options.output, line, raw, Ok(key));
+        write_record(out, self.format, origin, raw, Ok(key), warnings);
+        report.stats.keys_written += 1;
         if self.tracks_keys() {
             let fingerprint = dedup::fingerprint(key);
             if chunk_keys.insert(fingerprint) {
@@ -383,6 +422,7 @@ impl<'a> Worker<'a> {
                 });
             } else if self.options.unique {
                 out.truncate(start);
+                report.stats.keys_written -= 1;
             }
         }
     }
@@ -411,7 +451,8 @@ mod tests {
         let mut chunk = Chunk::new();
         chunk.kind = kind;
         chunk.push(data);
-        Worker::new(&Lowercase, options).process(&mut chunk, &mut Scratch::default());
+        let names = ["t".to_owned()];
+        Worker::new(&Lowercase, options, &names).process(&mut chunk, &mut Scratch::default());
         chunk
     }
 

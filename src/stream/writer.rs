@@ -128,7 +128,8 @@ impl<'a, W: Write> Writer<'a, W> {
             let spans = &chunk.report.spans;
             if self.options.unique {
                 // Squeeze out the records whose key was written in an earlier chunk.
-                dedup::keep_first(&mut chunk.out, spans, seen);
+                let dropped = dedup::keep_first(&mut chunk.out, spans, seen);
+                self.stats.keys_written -= dropped;
             } else {
                 seen.extend(spans.iter().map(|s| s.fingerprint));
             }

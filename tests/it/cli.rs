@@ -284,7 +284,7 @@ fn compare_into_a_full_device_exits_2() {
 
 #[test]
 fn on_error_modes() {
-    let input = b"http://a/1\n\x00\nhttp://a/3\n";
+    let input = b"http://a/1\n\x01\nhttp://a/3\n";
     let o = run(&["normalize", "--on-error", "skip"], input);
     assert_eq!(stdout(&o), "http://a/1\nhttp://a/3\n");
     let o = run(
@@ -328,7 +328,7 @@ fn bad_input_classes_end_to_end() {
     // Invalid UTF-8 in the middle of a chunk, NUL, CRLF, a BOM, no final LF.
     let mut input = b"\xEF\xBB\xBFhttp://a/1\r\n".to_vec();
     input.extend_from_slice(b"http://a/\xFF\n");
-    input.extend_from_slice(b"http://a/\x00\n");
+    input.extend_from_slice(b"http://a/\x01\n");
     input.extend_from_slice(b"http://a/4");
     let o = run(&["normalize", "--chunk-size", "16"], &input);
     assert_eq!(stdout(&o), "http://a/1\nhttp://a/%FF\n\nhttp://a/4\n");
@@ -426,7 +426,7 @@ fn unique_and_stats() {
         &["normalize", "--unique", "--stats"],
         b"http://a\nHTTP://A/\nhttp://b\n\nhttp://a:80\n",
     );
-    assert_eq!(stdout(&o), "http://a/\nhttp://b/\n\n");
+    assert_eq!(stdout(&o), "http://a/\nhttp://b/\n");
     let err = stderr(&o);
     assert!(err.contains("records"), "{err}");
     assert!(err.contains("unique"), "{err}");
@@ -562,4 +562,578 @@ fn empty_keys_and_errors_are_told_apart_outside_key_output() {
     let o = run(&["check"], input);
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains(":2:1: control:"), "{}", stderr(&o));
+}
+
+/// Parses jsonl output into its rows.
+fn rows(o: &Output) -> Vec<serde_json::Value> {
+    stdout(o)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Item: every jsonl record carries its warnings (an empty list when none, the fast path
+/// included); tsv does not change.
+#[test]
+fn jsonl_rows_carry_each_records_warnings() {
+    let input = "http://a/\nhttp://-bücher.example/\nHTTP://b\n\u{1}\n";
+    let o = run(&["normalize", "--output", "jsonl"], input.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&o);
+    assert_eq!(rows.len(), 4);
+    // The fast path (line 1), the full ladder (line 3) and an invalid record: no warnings.
+    for i in [0, 2, 3] {
+        assert_eq!(rows[i]["warnings"], serde_json::json!([]), "{}", rows[i]);
+    }
+    let warnings = rows[1]["warnings"].as_array().unwrap();
+    assert_eq!(warnings.len(), 1, "{}", rows[1]);
+    assert_eq!(warnings[0]["kind"], "idna");
+    assert_eq!(warnings[0]["column"], 8);
+    assert!(warnings[0]["message"].as_str().unwrap().contains("IDNA"));
+    assert_eq!(rows[1]["key"], "http://-b%C3%BCcher.example/");
+    assert!(rows[1]["error"].is_null());
+    // tsv rows are as they were: three fields, no warnings.
+    let o = run(&["normalize", "--output", "tsv"], input.as_bytes());
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[1],
+        "http://-bücher.example/\thttp://-b%C3%BCcher.example/\t"
+    );
+    assert_eq!(lines[0], "http://a/\thttp://a/\t");
+}
+
+/// Item: with `--unique`, invalid records write nothing, and are still counted and
+/// diagnosed.
+#[test]
+fn unique_writes_no_invalid_records() {
+    let input = b"http://a/\n\nhttp://A/\nnot a:uri\nhttp://b\n";
+    for output in ["key", "tsv", "jsonl"] {
+        let o = run(
+            &["normalize", "--unique", "--output", output, "--stats"],
+            input,
+        );
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        assert_eq!(out.lines().count(), 2, "{output}: {out}");
+        assert!(!out.lines().any(str::is_empty), "{output}: {out}");
+        let err = stderr(&o);
+        assert!(err.contains("<stdin>:2:0: empty:"), "{err}");
+        assert!(err.contains("<stdin>:4:4: syntax:"), "{err}");
+        assert!(err.contains("invalid      2\n"), "{err}");
+        assert!(err.contains("keys written 2\n"), "{err}");
+    }
+    let o = run(&["normalize", "--unique"], input);
+    assert_eq!(stdout(&o), "http://a/\nhttp://b/\n");
+}
+
+/// Item: every input is opened before the first record is written; a directory or a
+/// missing file anywhere among them is exit 2 with nothing written.
+#[test]
+fn every_input_is_checked_before_the_first_record() {
+    let dir = temp_dir("upfront");
+    let good = dir.join("good.txt");
+    std::fs::write(&good, "http://a/\n".repeat(1000)).unwrap();
+    let missing = dir.join("missing.txt");
+    let sub = dir.join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let good = good.to_str().unwrap();
+    for bad in [sub.to_str().unwrap(), missing.to_str().unwrap()] {
+        for args in [
+            vec!["normalize", good, bad],
+            vec!["check", good, bad],
+            vec!["normalize", "--explain", good, bad],
+        ] {
+            let o = run(&args, b"");
+            assert_eq!(o.status.code(), Some(2), "{args:?}");
+            assert_eq!(stdout(&o), "", "{args:?}: wrote before checking");
+            let err = stderr(&o);
+            assert!(err.contains(bad), "{err}");
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let o = run(&["normalize", good, sub.to_str().unwrap()], b"");
+    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    // Both bad paths are reported, each on its line.
+    let o = run(
+        &[
+            "normalize",
+            missing.to_str().unwrap(),
+            good,
+            sub.to_str().unwrap(),
+        ],
+        b"",
+    );
+    assert_eq!(stderr(&o).lines().count(), 2, "{}", stderr(&o));
+}
+
+/// Item: an output error (a full disk) in every subcommand is exit 2 with a message,
+/// never a panic; with standard error full as well, the status still says so.
+#[test]
+fn every_subcommand_into_a_full_device_exits_2() {
+    let full = || std::fs::OpenOptions::new().write(true).open("/dev/full");
+    if full().is_err() {
+        crate::common::skipped("cli::every_subcommand_into_a_full_device", "no /dev/full");
+        return;
+    }
+    let records = "http://a/\n".repeat(20_000);
+    let base = "--base=http://a/";
+    let cases: [&[&str]; 14] = [
+        &["normalize"],
+        &["normalize", "--output", "jsonl"],
+        &["normalize", "--explain"],
+        &["to-uri"],
+        &["to-iri"],
+        &["resolve", base],
+        &["check"],
+        &["compare", "http://a/", "http://a/"],
+        &["completions", "bash"],
+        &["man"],
+        &["--help"],
+        &["normalize", "--help"],
+        &["--version"],
+        &["normalize", "--unique", "--stats"],
+    ];
+    let run_into = |args: &[&str], stderr: Stdio| {
+        let mut child = bin()
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(full().unwrap())
+            .stderr(stderr)
+            .spawn()
+            .unwrap();
+        let mut input = child.stdin.take().unwrap();
+        let data = records.clone();
+        let feeder = std::thread::spawn(move || {
+            let _ = input.write_all(data.as_bytes());
+        });
+        let o = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        o
+    };
+    for args in cases {
+        let o = run_into(args, Stdio::piped());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("No space left"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        // Standard error full too: no panic (status 101), still exit 2.
+        let o = run_into(args, Stdio::from(full().unwrap()));
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// Item: rows can be traced to their file and line: `file` in jsonl, `--with-filename` in
+/// tsv; `--files-from` reads the inputs from a list (or from standard input); `-0` ends
+/// each output record with NUL.
+#[test]
+fn rows_trace_back_to_their_file_and_line() {
+    let dir = temp_dir("trace");
+    let a = dir.join("a.txt");
+    let b = dir.join("b.txt");
+    std::fs::write(&a, "http://a/1\nHTTP://A/2\n").unwrap();
+    std::fs::write(&b, "http://b/1\n\u{1}\n").unwrap();
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let list = dir.join("list.txt");
+    std::fs::write(&list, format!("{a}\n\n{b}\r\n")).unwrap();
+    let list = list.to_str().unwrap();
+
+    let o = run(
+        &["normalize", "--output", "jsonl", "--files-from", list],
+        b"",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let got: Vec<(String, u64)> = rows(&o)
+        .iter()
+        .map(|r| {
+            (
+                r["file"].as_str().unwrap().to_owned(),
+                r["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let want = [(a, 1), (a, 2), (b, 1), (b, 2)].map(|(f, l)| (f.to_owned(), l));
+    assert_eq!(got, want);
+    // The diagnostic names the same place.
+    assert!(
+        stderr(&o).contains(&format!("{b}:2:1: control:")),
+        "{}",
+        stderr(&o)
+    );
+
+    // tsv: the same rows as before unless asked; then file and line first.
+    let o = run(&["normalize", "--output", "tsv", a], b"");
+    assert_eq!(
+        stdout(&o),
+        "http://a/1\thttp://a/1\t\nHTTP://A/2\thttp://a/2\t\n"
+    );
+    let o = run(
+        &["normalize", "--output", "tsv", "--with-filename", a, "-"],
+        b"x y:\n",
+    );
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[1], format!("{a}\t2\tHTTP://A/2\thttp://a/2\t"));
+    assert!(
+        lines[2].starts_with("<stdin>\t1\tx y:\t\tsyntax:"),
+        "{}",
+        lines[2]
+    );
+    let o = run(&["normalize", "--with-filename", a], b"");
+    assert_eq!(o.status.code(), Some(2));
+
+    // The list from standard input, FILEs first; NUL-terminated records.
+    let o = run(&["normalize", "-0", "--files-from", "-", b], a.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        o.stdout,
+        b"http://b/1\0\0http://a/1\0http://a/2\0",
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    let o = run(&["check", "--null", a], b"");
+    assert_eq!(o.stdout, b"http://a/1\0HTTP://A/2\0");
+    // Standard input cannot be both the list and an input.
+    let o = run(&["normalize", "--files-from", "-", "-"], b"");
+    assert_eq!(o.status.code(), Some(2));
+    // A listed path that is missing is reported with its place in the list.
+    let bad = dir.join("bad-list.txt");
+    std::fs::write(&bad, format!("{a}\n/no/such/file\n")).unwrap();
+    let o = run(&["normalize", "--files-from", bad.to_str().unwrap()], b"");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert!(
+        stderr(&o).contains("bad-list.txt:2: /no/such/file:"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// Item: `-q` silences diagnostics, `-j` sets threads, `--progress` and `--stats-format json`
+/// (one object on standard error, with the documented fields).
+#[test]
+fn quiet_threads_progress_and_json_stats() {
+    let input = b"http://a/\n\nHTTP://A/\nhttp://a/b c\nhttp://-b\xC3\xBCcher.example/\n";
+    let o = run(&["normalize", "-q", "-j", "2"], input);
+    assert!(o.status.success());
+    assert_eq!(stderr(&o), "");
+    assert_eq!(stdout(&o).lines().count(), 5);
+    let o = run(
+        &[
+            "normalize",
+            "--quiet",
+            "--progress",
+            "never",
+            "--stats-format",
+            "json",
+        ],
+        input,
+    );
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let stats: serde_json::Value = serde_json::from_str(&err).unwrap();
+    assert_eq!(stats["records"], 5);
+    assert_eq!(stats["keys_written"], 4);
+    assert_eq!(stats["invalid"], 1);
+    assert_eq!(stats["invalid_by_kind"]["empty"], 1);
+    assert_eq!(stats["invalid_by_kind"]["syntax"], 0);
+    assert_eq!(stats["repairs"], 1);
+    assert_eq!(stats["repairs_by_kind"]["forbidden-ascii"], 1);
+    assert_eq!(stats["warnings"], 1);
+    assert_eq!(stats["distinct_keys"], 3);
+    assert_eq!(stats["bytes"], input.len());
+    assert!(stats["seconds"].as_f64().unwrap() >= 0.0);
+    assert_eq!(stats["interrupted"], false);
+    // The text report says the same.
+    let o = run(&["normalize", "-q", "--stats-format", "text"], input);
+    assert!(stderr(&o).contains("records      5\n"), "{}", stderr(&o));
+    // A progress display on a pipe does not touch standard output.
+    let o = run(&["normalize", "-q", "--progress", "always"], input);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).lines().count(), 5);
+    let o = run(&["normalize", "--progress", "sometimes"], input);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+/// Item: Ctrl-C stops the run cleanly: what was read is written, in order, nothing lost,
+/// the statistics are printed, and the status is 130.
+#[cfg(unix)]
+#[test]
+fn an_interrupt_prints_the_statistics() {
+    let mut child = bin()
+        .args([
+            "normalize",
+            "--stats-format",
+            "json",
+            "--chunk-size",
+            "4096",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // Feed records until the process is gone.
+    let feeder = std::thread::spawn(move || {
+        for i in 0u64.. {
+            if writeln!(input, "HTTP://A/{i}").is_err() || i > 50_000_000 {
+                break;
+            }
+        }
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut first = [0u8; 64];
+    out.read_exact(&mut first).unwrap();
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let mut rest = Vec::new();
+    out.read_to_end(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    feeder.join().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    let stats: serde_json::Value = serde_json::from_str(err.trim()).unwrap();
+    assert_eq!(stats["interrupted"], true);
+    let mut written = first.to_vec();
+    written.extend(rest);
+    let written = String::from_utf8(written).unwrap();
+    let lines: Vec<&str> = written.lines().collect();
+    assert_eq!(lines.len() as u64, stats["records"].as_u64().unwrap());
+    for (i, line) in lines.iter().enumerate() {
+        assert_eq!(*line, format!("http://a/{i}"));
+    }
+}
+
+/// Item: `--explain` shows only the part each step changed, and speaks jsonl.
+#[test]
+fn explain_shows_what_each_step_changed() {
+    let input = "http://www.a/?b=1&utm_source=x&c=2#top\nhttp://a/b c\n\u{1}\n";
+    let o = run(
+        &["normalize", "--explain", "--profile", "crawler"],
+        input.as_bytes(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let line = |rule: &str| {
+        out.lines()
+            .find(|l| l.contains(&format!(" {rule} ")))
+            .unwrap_or_else(|| panic!("no {rule}: {out}"))
+            .to_owned()
+    };
+    assert!(
+        line("drop-params").ends_with(" utm_source=x& -> (none)"),
+        "{out}"
+    );
+    assert!(line("drop-fragment").ends_with(" #top -> (none)"), "{out}");
+    assert!(line("lenient-repairs").ends_with(" \" \" -> %20"), "{out}");
+    assert!(
+        !out.contains("c=2 ->"),
+        "a parameter that stayed is not shown: {out}"
+    );
+    assert!(out.contains("= http://www.a/?b=1&c=2\n"), "{out}");
+    assert!(out.contains("  ! control: column 1"), "{out}");
+
+    let o = run(
+        &[
+            "normalize",
+            "--explain",
+            "--profile",
+            "crawler",
+            "--output",
+            "jsonl",
+        ],
+        input.as_bytes(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = rows(&o);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[0]["file"], "<stdin>");
+    assert_eq!(rows[0]["line"], 1);
+    assert_eq!(rows[0]["key"], "http://www.a/?b=1&c=2");
+    let steps = rows[0]["steps"].as_array().unwrap();
+    let step = |rule: &str| steps.iter().find(|s| s["rule"] == rule).unwrap().clone();
+    assert_eq!(
+        step("drop-params"),
+        serde_json::json!({"component": "protocol", "rule": "drop-params",
+                           "before": "utm_source=x&", "after": ""})
+    );
+    assert_eq!(step("drop-fragment")["before"], "#top");
+    assert_eq!(rows[1]["steps"][0]["before"], " ");
+    assert_eq!(rows[1]["steps"][0]["after"], "%20");
+    assert_eq!(rows[1]["warnings"], serde_json::json!([]));
+    assert!(rows[0].get("error").is_none());
+    assert!(rows[2]["key"].is_null());
+    assert_eq!(rows[2]["error"]["kind"], "control");
+    assert_eq!(rows[2]["line"], 3);
+    // With -0 each block is one NUL-ended record.
+    let o = run(&["normalize", "--explain", "-0"], b"http://a/\nHTTP://b/\n");
+    let blocks: Vec<&str> = o
+        .stdout
+        .split(|&b| b == 0)
+        .map(|b| std::str::from_utf8(b).unwrap())
+        .collect();
+    assert_eq!(blocks.len(), 3, "{blocks:?}");
+    assert_eq!(blocks[0], "http://a/\n  = http://a/\n");
+    assert!(blocks[1].starts_with("HTTP://b/\n") && blocks[1].ends_with("  = http://b/\n"));
+    assert_eq!(blocks[2], "");
+    // Switches that --explain cannot honour are refused, not ignored.
+    for switch in ["--unique", "--stats", "--with-filename"] {
+        let o = run(&["normalize", "--explain", switch], b"http://a/\n");
+        assert_eq!(o.status.code(), Some(2), "{switch}");
+        assert!(stderr(&o).contains(switch), "{}", stderr(&o));
+        assert_eq!(stdout(&o), "");
+    }
+}
+
+/// Item: xz and bzip2 inputs are decoded like gzip and zstd; any other binary input is a
+/// clear error, exit 2.
+#[test]
+fn xz_and_bzip2_inputs_and_binary_input() {
+    use std::io::Read as _;
+    let dir = temp_dir("xzbz");
+    let lines: String = (0..5000).map(|i| format!("HTTP://A/{i}\n")).collect();
+    let mut xz = Vec::new();
+    liblzma::read::XzEncoder::new(lines.as_bytes(), 1)
+        .read_to_end(&mut xz)
+        .unwrap();
+    let mut bz = Vec::new();
+    bzip2::read::BzEncoder::new(lines.as_bytes(), bzip2::Compression::fast())
+        .read_to_end(&mut bz)
+        .unwrap();
+    for (name, bytes) in [("in.xz", &xz), ("in.bz2", &bz)] {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let o = run(&["normalize", path.to_str().unwrap()], b"");
+        assert!(o.status.success(), "{name}: {}", stderr(&o));
+        assert_eq!(stdout(&o).lines().count(), 5000, "{name}");
+        assert_eq!(stdout(&o).lines().last(), Some("http://a/4999"));
+        // From standard input too, and through --explain.
+        let o = run(&["normalize"], bytes);
+        assert_eq!(stdout(&o).lines().count(), 5000, "{name}");
+        let o = run(&["normalize", "--explain", path.to_str().unwrap()], b"");
+        assert!(stdout(&o).contains("= http://a/4999\n"), "{name}");
+    }
+    // Binary input: a NUL in the first block.
+    let binary = dir.join("image.bin");
+    std::fs::write(&binary, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR").unwrap();
+    for args in [
+        vec!["normalize", binary.to_str().unwrap()],
+        vec!["check", binary.to_str().unwrap()],
+        vec!["normalize", "--explain", binary.to_str().unwrap()],
+    ] {
+        let o = run(&args, b"");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&o), "");
+        let err = stderr(&o);
+        assert!(
+            err.contains("image.bin: not text: a NUL byte at byte 9"),
+            "{err}"
+        );
+    }
+}
+
+/// Item: `--version` names the key version, the built-in profiles and the fast-path
+/// backend.
+#[test]
+fn version_names_key_version_profiles_and_backend() {
+    let o = bin().arg("--version").output().unwrap();
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(
+        out.starts_with(&format!("irinorm {}\n", env!("CARGO_PKG_VERSION"))),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("key version: {}\n", irinorm::KEY_VERSION)),
+        "{out}"
+    );
+    for name in irinorm::Rules::profile_names() {
+        assert!(out.contains(name), "{name}: {out}");
+    }
+    assert!(out.contains("crawler (= crawler@"), "{out}");
+    let backend = out
+        .lines()
+        .find_map(|l| l.strip_prefix("fast path: "))
+        .unwrap();
+    assert!(["avx2", "sse2", "scalar"].contains(&backend), "{out}");
+}
+
+/// Item: shell completions and the manual page come from the argument definitions; the
+/// page renders with `man -l` when `man` is here.
+#[test]
+fn completions_and_manual_page() {
+    for shell in ["bash", "zsh", "fish", "powershell"] {
+        let o = bin().args(["completions", shell]).output().unwrap();
+        assert!(o.status.success(), "{shell}");
+        let out = stdout(&o);
+        assert!(
+            out.contains("normalize") && out.contains("files-from"),
+            "{shell}"
+        );
+    }
+    let o = bin().args(["completions", "tcsh"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let o = bin().arg("man").output().unwrap();
+    assert!(o.status.success());
+    let page = stdout(&o);
+    assert!(page.contains(".TH irinorm 1"), "{page}");
+    for text in ["IRINORM NORMALIZE", "\\-\\-files\\-from", "IRINORM COMPARE"] {
+        assert!(
+            page.contains(text) || page.contains(&text.replace("\\-", "-")),
+            "{text}"
+        );
+    }
+    let dir = temp_dir("man");
+    let path = dir.join("irinorm.1");
+    std::fs::write(&path, &page).unwrap();
+    let rendered = Command::new("man")
+        .args(["-l", path.to_str().unwrap()])
+        .env("MANWIDTH", "80")
+        .env("MANPAGER", "cat")
+        .output();
+    match rendered {
+        Ok(r) if r.status.success() => {
+            let text = String::from_utf8_lossy(&r.stdout);
+            assert!(text.contains("SYNOPSIS"), "{text}");
+            assert!(text.contains("--files-from"), "{text}");
+            let widest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+            assert!(widest <= 80, "a line of {widest} columns");
+        }
+        _ => crate::common::skipped("cli::completions_and_manual_page", "man -l not available"),
+    }
+}
+
+/// Every `--help` fits an 80-column terminal.
+#[test]
+fn help_fits_80_columns() {
+    let subcommands = [
+        "normalize",
+        "to-uri",
+        "to-iri",
+        "resolve",
+        "check",
+        "compare",
+        "completions",
+        "man",
+    ];
+    let mut runs: Vec<Vec<&str>> = subcommands.iter().map(|s| vec![*s, "--help"]).collect();
+    runs.push(vec!["--help"]);
+    for args in runs {
+        let o = bin().args(&args).env("COLUMNS", "80").output().unwrap();
+        assert!(o.status.success(), "{args:?}");
+        let out = stdout(&o);
+        for line in out.lines() {
+            assert!(line.chars().count() <= 80, "{args:?}: {line:?}");
+        }
+    }
 }

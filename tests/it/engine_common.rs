@@ -38,6 +38,8 @@ pub struct Expected {
     pub repairs: Repairs,
     pub changed: u64,
     pub unique: u64,
+    /// Valid records written.
+    pub keys_written: u64,
     /// With `OnError::Fail`: the first invalid record (input name, line, error).
     pub failure: Option<(String, u64, Error)>,
 }
@@ -67,8 +69,9 @@ pub fn reference(options: &EngineOptions, inputs: &[(&str, &[u8])]) -> Expected 
                     }
                     let first = seen.insert(key.clone());
                     if first || !options.unique {
-                        e.output
-                            .extend(format_record(options.output, number, record, Ok(&key)));
+                        e.keys_written += 1;
+                        let row = format_record(options.output, name, number, record, Ok(&key));
+                        e.output.extend(row);
                     }
                 }
                 Err(error) => {
@@ -79,6 +82,8 @@ pub fn reference(options: &EngineOptions, inputs: &[(&str, &[u8])]) -> Expected 
                             e.failure = Some((name.to_string(), number, error));
                             break 'inputs;
                         }
+                        // With `unique`, invalid records are not written.
+                        OnError::Mark if options.unique => {}
                         OnError::Mark => {
                             let input = if error.kind == ErrorKind::TooLong {
                                 &record[..record.len().min(256)]
@@ -87,6 +92,7 @@ pub fn reference(options: &EngineOptions, inputs: &[(&str, &[u8])]) -> Expected 
                             };
                             e.output.extend(format_record(
                                 options.output,
+                                name,
                                 number,
                                 input,
                                 Err(&error),
@@ -154,6 +160,7 @@ fn one_record(
 /// One output line, formatted the plain way.
 fn format_record(
     mode: OutputMode,
+    file: &str,
     line: u64,
     input: &[u8],
     result: Result<&str, &Error>,
@@ -189,8 +196,11 @@ fn format_record(
                     ),
                 ),
             };
-            format!("{{\"line\":{line},\"input\":{input},\"key\":{key},\"error\":{error}}}\n")
-                .into_bytes()
+            let file = json_string(file);
+            format!(
+                "{{\"file\":{file},\"line\":{line},\"input\":{input},\"key\":{key},\"error\":{error},\"warnings\":[]}}\n"
+            )
+            .into_bytes()
         }
     }
 }
@@ -349,6 +359,8 @@ pub fn check(
             assert_eq!(kinds, expected.invalid_by_kind, "{label}: invalid by kind");
             assert_eq!(stats.repairs, expected.repairs, "{label}: repairs");
             assert_eq!(stats.changed, expected.changed, "{label}: changed");
+            let written = stats.keys_written;
+            assert_eq!(written, expected.keys_written, "{label}: keys written");
             if options.unique || options.stats {
                 assert_eq!(stats.unique, Some(expected.unique), "{label}: unique");
             }

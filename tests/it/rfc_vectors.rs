@@ -590,3 +590,40 @@ fn readme_lists_every_scheme_row() {
         assert!(r.reference.starts_with("RFC "), "{}", r.name);
     }
 }
+
+/// RFC 3987 §4.2: a component with right-to-left characters SHOULD NOT hold left-to-right
+/// ones, and SHOULD start and end with a right-to-left one. A violation is a warning of kind
+/// `bidi`, with the component's column; the record keeps its key; and the fast path never
+/// copies through a record the ladder would warn about.
+#[test]
+fn rfc3987_4_2_bidi_components_warn() {
+    use irinorm::{Form, Normalizer, Options, WarningKind};
+    // Hebrew letters U+05D2 and U+05D3.
+    let (gimel, dalet) = ('\u{05D2}', '\u{05D3}');
+    for form in [Form::Uri, Form::Iri] {
+        let n = Normalizer::new(Options::default().with_form(form)).unwrap();
+        let bidi = |s: &str| -> Vec<usize> {
+            let r = n.record(s);
+            assert!(r.key.is_some(), "{s:?}: warnings never make an error");
+            r.warnings
+                .iter()
+                .filter(|w| w.kind == WarningKind::Bidi)
+                .map(|w| w.column)
+                .collect()
+        };
+        // Mixed directions in one path segment: column of the segment.
+        assert_eq!(bidi(&format!("http://example.com/{gimel}a")), [20]);
+        // Right-to-left throughout: nothing to say.
+        assert!(bidi(&format!("http://example.com/{gimel}{dalet}")).is_empty());
+        // Starts with a number: rule 2 (RFC 3987 §4.4 example 8 reads "not allowed").
+        assert_eq!(bidi(&format!("http://example.com/1{gimel}")), [20]);
+        // Each query name and value is a component; the extension is one too.
+        assert!(bidi(&format!("http://example.com/{gimel}.html?{gimel}={dalet}")).is_empty());
+        // Lenient repairs: the column points into the raw record.
+        assert_eq!(bidi(&format!("  http://example.com/{gimel}a")), [22]);
+        // ASCII records have nothing to judge.
+        assert!(bidi("http://example.com/a").is_empty());
+        // The fast path refuses what the ladder would warn about.
+        assert!(!n.is_canonical_fast(&format!("http://example.com/{gimel}a")));
+    }
+}

@@ -98,6 +98,12 @@ trait Task {
     fn run<L: Blocks>(self, lanes: L) -> Self::Output;
 }
 
+/// The name of the backend the fast path runs with on this processor: `avx2`, `sse2` or
+/// `scalar`.
+pub fn backend_name() -> &'static str {
+    Backend::detect().name()
+}
+
 /// The backend that computes the masks: the one place it is chosen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Backend {
@@ -124,6 +130,18 @@ impl Backend {
         }
         #[cfg(not(target_arch = "x86_64"))]
         Backend::Scalar
+    }
+
+    /// The backend's name, as `--version` prints it.
+    fn name(self) -> &'static str {
+        match self {
+            #[cfg(target_arch = "x86_64")]
+            Backend::Avx2(_) => "avx2",
+            #[cfg(target_arch = "x86_64")]
+            Backend::Sse2 => "sse2",
+            #[cfg(any(test, not(target_arch = "x86_64")))]
+            Backend::Scalar => "scalar",
+        }
     }
 
     /// Runs `task` with this backend.

@@ -4,6 +4,7 @@
 
 use super::blocks::Blocks;
 use super::FastPath;
+use crate::iri::bidi;
 use crate::iri::chars;
 use crate::iri::path;
 use crate::iri::percent;
@@ -184,7 +185,8 @@ fn has_dot_segments(t: &str, absolute: bool, has_authority: bool) -> bool {
 
 /// Whether every non-ASCII character of `tail` (the path, query and fragment) may stand raw
 /// where it stands ([`percent::iri_allows`]: RFC 3987 §2.2, `iprivate` in the query only,
-/// never a bidi formatting character).
+/// never a bidi formatting character), and none is right-to-left (the ladder checks those
+/// against RFC 3987 §4.2 and may warn).
 fn non_ascii_ok(tail: &str) -> bool {
     let mut in_query = false;
     let mut in_fragment = false;
@@ -197,6 +199,8 @@ fn non_ascii_ok(tail: &str) -> bool {
             }
             c if c.is_ascii() => {}
             c if !percent::iri_allows(c, in_query) => return false,
+            // The ladder may warn about it (RFC 3987 §4.2).
+            c if bidi::is_right_to_left(c) => return false,
             _ => {}
         }
     }

@@ -1,0 +1,114 @@
+//! What the command line says about itself, generated from the argument definitions:
+//! `--version` (with the key version, the built-in profiles and the fast-path backend),
+//! `completions SHELL` and `man`.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::CommandFactory;
+use irinorm::ladder::protocol::Rules;
+
+use super::args::Cli;
+
+/// The text of `--version`: the program's version, the key version, the built-in rule
+/// profiles (each name with the versioned profile it stands for) and the fast-path backend
+/// this CPU gets.
+pub(crate) fn long_version() -> &'static str {
+    let profiles: Vec<String> = Rules::profile_names()
+        .map(|name| {
+            let canonical = Rules::profile(name).and_then(|r| r.profile_name());
+            match canonical {
+                Some(c) if c != name => format!("{name} (= {c})"),
+                _ => name.to_owned(),
+            }
+        })
+        .collect();
+    let text = format!(
+        "{}\nkey version: {}\nprofiles: {}\nfast path: {}",
+        env!("CARGO_PKG_VERSION"),
+        irinorm::KEY_VERSION,
+        profiles.join(", "),
+        irinorm::ladder::backend_name(),
+    );
+    // Built once per process, for clap, which keeps a `&'static str`.
+    Box::leak(text.into_boxed_str())
+}
+
+/// `completions SHELL`: the completion script for `shell` on standard output.
+pub(crate) fn completions(shell: clap_complete::Shell) -> Result<ExitCode, String> {
+    let mut text = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "irinorm", &mut text);
+    write_stdout(&text)
+}
+
+/// `man`: the manual page, in roff, on standard output. It covers the program and, in a
+/// section each, every subcommand with its options (their `--help`, 72 columns wide so
+/// that the page reads on an 80-column terminal).
+pub(crate) fn man() -> Result<ExitCode, String> {
+    let mut command = Cli::command();
+    command.build();
+    let mut text = Vec::new();
+    let page = clap_mangen::Man::new(command.clone());
+    let render = |text: &mut Vec<u8>| -> io::Result<()> {
+        page.render_title(text)?;
+        page.render_name_section(text)?;
+        page.render_synopsis_section(text)?;
+        page.render_description_section(text)?;
+        for sub in command.get_subcommands() {
+            if sub.get_name() == "help" {
+                continue;
+            }
+            // One section per subcommand: its synopsis, description and options, as in its
+            // own `--help`.
+            writeln!(text, ".SH \"IRINORM {}\"", sub.get_name().to_uppercase())?;
+            let mut help = Vec::new();
+            let mut sub = sub.clone().term_width(72);
+            write!(help, "{}", sub.render_long_help())?;
+            writeln!(text, ".nf")?;
+            for line in String::from_utf8_lossy(&help).lines() {
+                writeln!(text, "{}", roff_line(line))?;
+            }
+            writeln!(text, ".fi")?;
+        }
+        page.render_extra_section(text)?;
+        page.render_version_section(text)?;
+        Ok(())
+    };
+    render(&mut text).map_err(|e| format!("rendering the manual page: {e}"))?;
+    write_stdout(&text)
+}
+
+/// A line of text as a roff line of text: backslashes doubled, and a leading `.` or `'`
+/// (which roff would read as a request) protected.
+fn roff_line(line: &str) -> String {
+    let escaped = line.replace('\\', "\\e");
+    if escaped.starts_with(['.', '\'']) {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
+}
+
+/// Writes `bytes` to standard output: exit 0, or 0 quietly when the reader went away; any
+/// other error is an output error (exit 2).
+pub(crate) fn write_stdout(bytes: &[u8]) -> Result<ExitCode, String> {
+    let mut out = io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        Err(e) => Err(format!("writing output: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roff_lines_are_protected() {
+        assert_eq!(roff_line(r"a\b"), r"a\eb");
+        assert_eq!(roff_line(".x"), r"\&.x");
+        assert_eq!(roff_line("'x"), r"\&'x");
+        assert_eq!(roff_line("  x"), "  x");
+    }
+}
