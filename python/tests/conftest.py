@@ -78,24 +78,38 @@ def read_records(path: Path) -> List[str]:
     return [(ln[:-1] if ln.endswith(b"\r") else ln).decode("utf-8") for ln in lines]
 
 
+class NotText(Exception):
+    """The CLI refuses a whole file as binary (a NUL byte in its first block)."""
+
+
 @lru_cache(maxsize=None)
-def _cli_keys(cli: Path, path: Path, args: Tuple[str, ...]) -> Tuple[Optional[str], ...]:
-    out = subprocess.run(
+def _cli_records(cli: Path, path: Path, args: Tuple[str, ...]) -> Tuple[dict, ...]:
+    run = subprocess.run(
         [os.fspath(cli), "normalize", "--output", "jsonl", "--threads", "2", *args, os.fspath(path)],
-        check=True,
         capture_output=True,
-    ).stdout
-    keys = []
+    )
+    if run.returncode != 0:
+        message = run.stderr.decode("utf-8", "replace").strip()
+        if "not text" in message:
+            raise NotText(message)
+        raise AssertionError(f"the CLI failed ({run.returncode}): {message}")
+    out = run.stdout
+    records = []
     for n, line in enumerate(out.decode("utf-8").splitlines(), 1):
         obj = json.loads(line)
         assert obj["line"] == n, f"the CLI's line {obj['line']} came as line {n}"
-        keys.append(obj["key"])
-    return tuple(keys)
+        records.append(obj)
+    return tuple(records)
+
+
+def cli_records(cli: Path, path: Path, **options: object) -> List[dict]:
+    """The CLI's JSON line of every line of ``path`` (``key``, ``error``, ``warnings``...)."""
+    return list(_cli_records(cli, path, tuple(cli_args(options))))
 
 
 def cli_keys(cli: Path, path: Path, **options: object) -> List[Optional[str]]:
     """The CLI's key of every line of ``path`` (None for an error record)."""
-    return list(_cli_keys(cli, path, tuple(cli_args(options))))
+    return [r["key"] for r in cli_records(cli, path, **options)]
 
 
 @pytest.fixture(scope="session")
