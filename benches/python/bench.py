@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Benchmarks of the Python package (docs/python-performance.md).
+"""Benchmarks of the Python package (docs/performance.md, "The Python package").
 
 1. `normalize_arrow` at one thread: rows per CPU second over the "21 MB corpus" (every
    `../shared/corpora/*.txt` concatenated, again and again, until at least 21 MB; written
