@@ -129,6 +129,18 @@ pub static SCHEMES: &[SchemeRule] = &[
         Special::None,
         "RFC 2384 §3",
     ),
+    // RFC 4516 (LDAP URLs): the server's port defaults to 389, the LDAP port. An LDAP URL
+    // with no DN has an empty path, which stays empty.
+    row("ldap", Some("389"), false, true, Special::None, "RFC 4516"),
+    // RFC 5092 (IMAP URLs): the port defaults to 143, the IMAP port; the path names a
+    // mailbox, so an empty one stays empty.
+    row("imap", Some("143"), false, true, Special::None, "RFC 5092"),
+    // RFC 5538 (news and nntp URIs): the server's port defaults to 119, the NNTP port.
+    row("nntp", Some("119"), false, true, Special::None, "RFC 5538"),
+    row("news", Some("119"), false, true, Special::None, "RFC 5538"),
+    // RFC 7826 (RTSP 2.0): the default port of `rtsp` is 554 and of `rtsps` 322.
+    row("rtsp", Some("554"), false, true, Special::None, "RFC 7826"),
+    row("rtsps", Some("322"), false, true, Special::None, "RFC 7826"),
     // RFC 7252 §6.1: the port "indicates the UDP port at which the CoAP server is located.
     // If it is empty or not given, then the default port 5683 is assumed"; §6.2, the same
     // with 5684 for coaps. §6.3: "If the port is equal to the default port for a scheme,

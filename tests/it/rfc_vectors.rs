@@ -627,3 +627,36 @@ fn rfc3987_4_2_bidi_components_warn() {
         assert!(!n.is_canonical_fast(&format!("http://example.com/{gimel}a")));
     }
 }
+
+/// RFC 3986 §6.2.3 for the schemes whose RFCs name a default port (RFC 4516, RFC 5092,
+/// RFC 5538, RFC 7826): the default port goes at the scheme rung, any other port stays, and
+/// an empty path stays empty (these schemes do not say it means `/`).
+#[test]
+fn rfc3986_6_2_3_default_ports_of_more_schemes() {
+    let n = irinorm::Normalizer::new(irinorm::Options::default()).unwrap();
+    for (input, key) in [
+        (
+            "LDAP://Dir.Example:389/dc=example",
+            "ldap://dir.example/dc=example",
+        ),
+        (
+            "ldap://dir.example:636/dc=example",
+            "ldap://dir.example:636/dc=example",
+        ),
+        ("imap://mail.example:143/INBOX", "imap://mail.example/INBOX"),
+        (
+            "nntp://news.example:119/comp.lang",
+            "nntp://news.example/comp.lang",
+        ),
+        (
+            "news://news.example:119/comp.lang",
+            "news://news.example/comp.lang",
+        ),
+        ("rtsp://media.example:554/a", "rtsp://media.example/a"),
+        ("rtsps://media.example:322/a", "rtsps://media.example/a"),
+        ("rtsps://media.example:554/a", "rtsps://media.example:554/a"),
+        ("ldap://dir.example:389", "ldap://dir.example"),
+    ] {
+        assert_eq!(n.normalize(input).unwrap(), key, "{input}");
+    }
+}
