@@ -5,6 +5,7 @@
 #   python/ci.sh                 # venv in python/.venv
 #   IRINORM_VENV=/tmp/v python/ci.sh
 #   python/ci.sh -k spark -x     # extra arguments go to pytest
+#   IRINORM_PYTHON_READY=1 IRINORM_VENV=/v python/ci.sh   # venv and ./python installed already
 #
 # Spark needs Java (its tests skip, saying so, without it) and a loopback address.
 set -euo pipefail
@@ -16,17 +17,22 @@ python=${PYTHON:-python3}
 export SPARK_LOCAL_IP=127.0.0.1
 
 started=$SECONDS
-if [ ! -x "$venv/bin/python" ]; then
-  echo "== python venv: $venv"
-  "$python" -m venv "$venv"
-fi
-echo "== pip install (test dependencies)"
-"$venv/bin/python" -m pip install --quiet --upgrade pip
-# pandas<3: PySpark 4 warns on pandas 3.
-"$venv/bin/python" -m pip install --quiet maturin pyarrow 'pandas<3' pyspark 'dask[dataframe]' polars duckdb pytest
+if [ "${IRINORM_PYTHON_READY:-0}" = 1 ]; then
+  # The caller (.ci/run) made the venv and installed the dependencies and ./python.
+  echo "== python venv: $venv (prepared by the caller)"
+else
+  if [ ! -x "$venv/bin/python" ]; then
+    echo "== python venv: $venv"
+    "$python" -m venv "$venv"
+  fi
+  echo "== pip install (test dependencies)"
+  "$venv/bin/python" -m pip install --quiet --upgrade pip
+  # pandas<3: PySpark 4 warns on pandas 3.
+  "$venv/bin/python" -m pip install --quiet maturin pyarrow 'pandas<3' pyspark 'dask[dataframe]' polars duckdb pytest
 
-echo "== pip install ./python"
-"$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps ./python
+  echo "== pip install ./python"
+  "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps ./python
+fi
 echo "setup: $((SECONDS - started)) s"
 
 echo "== cargo build --release --locked --bin irinorm (the CLI the keys are compared with)"
