@@ -123,15 +123,25 @@ fn class(adapter: &idna_adapter::Adapter, c: char) -> Class {
 /// for the reading): `None` when it keeps both rules.
 pub fn check_component(text: &str) -> Option<BidiRule> {
     let adapter = idna_adapter::Adapter::new();
-    let classes: Vec<Class> = text.chars().map(|c| class(&adapter, c)).collect();
-    if !classes.contains(&Class::Rtl) {
+    // One pass, no allocation: whether the component has each direction, its first class,
+    // and its last class that is not a non-spacing mark.
+    let (mut rtl, mut ltr) = (false, false);
+    let (mut first, mut last) = (None, None);
+    for c in text.chars() {
+        let class = class(&adapter, c);
+        rtl |= class == Class::Rtl;
+        ltr |= class == Class::Ltr;
+        first.get_or_insert(class);
+        if class != Class::Mark {
+            last = Some(class);
+        }
+    }
+    if !rtl {
         return None;
     }
-    if classes.contains(&Class::Ltr) {
+    if ltr {
         return Some(BidiRule::MixedDirections);
     }
-    let first = classes.first().copied();
-    let last = classes.iter().rev().find(|&&c| c != Class::Mark).copied();
     if first == Some(Class::Rtl) && last == Some(Class::Rtl) {
         None
     } else {
