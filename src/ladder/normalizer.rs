@@ -135,7 +135,16 @@ impl Normalizer {
             return Ok(Cow::Borrowed(raw));
         }
         let mut out = String::new();
-        self.normalize_record_into(raw, &mut out, &mut Notes::default())?;
+        // The fast path said no about `raw`: not asked again unless the repairs change it.
+        let repair = self.repair();
+        self.prepared(
+            raw.as_bytes(),
+            Some(raw),
+            repair,
+            &mut out,
+            &mut Notes::default(),
+            false,
+        )?;
         if out == raw {
             Ok(Cow::Borrowed(raw))
         } else {
