@@ -173,11 +173,27 @@ impl<'a> IriRef<'a> {
 
     /// Parses `text` against `grammar`.
     pub fn parse_as(text: &'a str, grammar: Grammar) -> Result<IriRef<'a>, Error> {
+        Self::split::<true>(text, grammar)
+    }
+
+    /// Splits `text`, an `IRI-reference` that the ladder's fast path has already found valid
+    /// and canonical ([`crate::ladder`]), into its components without checking their
+    /// characters again: the same splitting as [`IriRef::parse`], which the differential tests
+    /// hold it to. An error is still possible (the text is not re-checked, so what the
+    /// splitting itself finds wrong is reported), never a wrong split of a valid text.
+    pub(crate) fn split_valid(text: &'a str) -> Result<IriRef<'a>, Error> {
+        Self::split::<false>(text, Grammar::IriReference)
+    }
+
+    /// Splits `text` into components (RFC 3986 §3), checking each against `grammar` when
+    /// `CHECK` is set.
+    #[inline]
+    fn split<const CHECK: bool>(text: &'a str, grammar: Grammar) -> Result<IriRef<'a>, Error> {
         if text.len() >= u32::MAX as usize {
             return Err(Error::new(ErrorKind::TooLong, 0, "record of 4 GiB or more"));
         }
         let bytes = text.as_bytes();
-        let scheme_end = scheme_end(text, grammar)?;
+        let scheme_end = scheme_end::<CHECK>(text, grammar)?;
         let mut pos = scheme_end.map_or(0, |i| i as usize + 1);
 
         // The rest ends the hierarchical part at the first '?' or '#'.
@@ -201,26 +217,34 @@ impl<'a> IriRef<'a> {
             let start = pos + 2;
             let end = memchr::memchr(b'/', &bytes[start..hier_end]).map_or(hier_end, |i| start + i);
             view.authority = Some((start as u32, end as u32));
-            view.parse_authority(start, end, grammar)?;
+            view.parse_authority::<CHECK>(start, end, grammar)?;
             pos = end;
         }
 
         // Path (RFC 3986 §3.3).
         view.path = (pos as u32, hier_end as u32);
-        check_component(text, pos, hier_end, Component::Path, grammar)?;
-        view.parse_query_fragment(hier_end, grammar)?;
+        if CHECK {
+            check_component(text, pos, hier_end, Component::Path, grammar)?;
+        }
+        view.parse_query_fragment::<CHECK>(hier_end, grammar)?;
         Ok(view)
     }
 
     /// Query and fragment (RFC 3986 §3.4, §3.5), from `pos`, where the hierarchical part
     /// ends.
     #[inline]
-    fn parse_query_fragment(&mut self, mut pos: usize, grammar: Grammar) -> Result<(), Error> {
+    fn parse_query_fragment<const CHECK: bool>(
+        &mut self,
+        mut pos: usize,
+        grammar: Grammar,
+    ) -> Result<(), Error> {
         let (text, bytes) = (self.text, self.text.as_bytes());
         if pos < bytes.len() && bytes[pos] == b'?' {
             let start = pos + 1;
             let end = memchr::memchr(b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            check_component(text, start, end, Component::Query, grammar)?;
+            if CHECK {
+                check_component(text, start, end, Component::Query, grammar)?;
+            }
             self.query = Some((start as u32, end as u32));
             pos = end;
         }
@@ -238,19 +262,28 @@ impl<'a> IriRef<'a> {
             if let Some(i) = memchr::memchr(b'#', &bytes[start..]) {
                 return Err(err(ErrorKind::Syntax, start + i, "a second '#'"));
             }
-            check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
+            if CHECK {
+                check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
+            }
             self.fragment = Some((start as u32, bytes.len() as u32));
         }
         Ok(())
     }
 
     /// Splits and checks `iauthority = [ iuserinfo "@" ] ihost [ ":" port ]`.
-    fn parse_authority(&mut self, start: usize, end: usize, grammar: Grammar) -> Result<(), Error> {
+    fn parse_authority<const CHECK: bool>(
+        &mut self,
+        start: usize,
+        end: usize,
+        grammar: Grammar,
+    ) -> Result<(), Error> {
         let text = self.text;
         let bytes = text.as_bytes();
         let mut host_start = start;
         if let Some(at) = memchr::memchr(b'@', &bytes[start..end]) {
-            check_component(text, start, start + at, Component::Userinfo, grammar)?;
+            if CHECK {
+                check_component(text, start, start + at, Component::Userinfo, grammar)?;
+            }
             self.userinfo = Some((start as u32, (start + at) as u32));
             host_start = start + at + 1;
         }
@@ -284,7 +317,9 @@ impl<'a> IriRef<'a> {
         } else {
             host_end =
                 memchr::memchr(b':', &bytes[host_start..end]).map_or(end, |i| host_start + i);
-            check_component(text, host_start, host_end, Component::RegName, grammar)?;
+            if CHECK {
+                check_component(text, host_start, host_end, Component::RegName, grammar)?;
+            }
             if host::is_ipv4address(&text[host_start..host_end]) {
                 self.host_kind = HostKind::Ipv4;
             }
@@ -349,6 +384,11 @@ impl<'a> IriRef<'a> {
         self.slice(self.path)
     }
 
+    /// The path, query and fragment, as written (from the start of the path to the end).
+    pub fn path_query_fragment(&self) -> &'a str {
+        &self.text[self.path.0 as usize..]
+    }
+
     /// The query, without its `?`.
     pub fn query(&self) -> Option<&'a str> {
         self.query.map(|s| self.slice(s))
@@ -380,13 +420,15 @@ impl<'a> IriRef<'a> {
 /// `/`, `?` or `#`), checked; `None` for a relative reference, which is an error when the
 /// grammar needs a scheme.
 #[inline]
-fn scheme_end(text: &str, grammar: Grammar) -> Result<Option<u32>, Error> {
+fn scheme_end<const CHECK: bool>(text: &str, grammar: Grammar) -> Result<Option<u32>, Error> {
     let bytes = text.as_bytes();
     let first_delim = bytes
         .iter()
         .position(|&b| matches!(b, b':' | b'/' | b'?' | b'#'));
     if let Some(i) = first_delim.filter(|&i| bytes[i] == b':') {
-        check_scheme(text, i)?;
+        if CHECK {
+            check_scheme(text, i)?;
+        }
         return Ok(Some(i as u32));
     }
     if grammar.needs_scheme() {

@@ -23,15 +23,17 @@ use std::cell::RefCell;
 
 use crate::iri::bidi;
 use crate::iri::error::{Error, ErrorKind};
+use crate::iri::host;
+use crate::iri::parse::HostKind;
 use crate::iri::parse::IriRef;
 use crate::iri::percent;
 use crate::iri::repair::{self, Repair, Repairs};
 use crate::iri::resolve;
-use crate::ladder::fast::FastPath;
+use crate::ladder::fast::{FastPath, Shape};
 use crate::ladder::key::KeyWriter;
 use crate::ladder::nfc::nfc_between_delimiters;
 use crate::ladder::options::{Form, Level, Options};
-use crate::ladder::protocol::{RuleKind, Rules};
+use crate::ladder::protocol::{Glance, RuleKind, Rules};
 use crate::ladder::record::{Notes, Record};
 use crate::ladder::settings::SettingsError;
 use crate::ladder::surt;
@@ -94,8 +96,14 @@ thread_local! {
 #[derive(Clone, Debug)]
 pub struct Normalizer {
     options: Options,
-    /// What the fast path may copy through (see [`crate::ladder::fast`]).
+    /// Which records are their own key at the scheme rung, found in one pass (see
+    /// [`crate::ladder::fast`]).
     fast: FastPath,
+    /// Whether the protocol rules or the SURT form rewrite the scheme-rung key
+    /// ([`Options::rewrites_after_scheme_rung`]): then a record the fast path takes still
+    /// has that work done, on its components split without a second check
+    /// ([`Normalizer::write_own_key`]).
+    rewrites: bool,
 }
 
 impl Normalizer {
@@ -120,6 +128,7 @@ impl Normalizer {
         }
         Ok(Normalizer {
             fast: FastPath::new(&options),
+            rewrites: options.rewrites_after_scheme_rung(),
             options,
         })
     }
@@ -131,11 +140,12 @@ impl Normalizer {
 
     /// Normalizes one raw record. Returns the input borrowed when it already is its own key.
     pub fn normalize<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, Error> {
-        if self.fast.accepts(raw) {
+        if !self.rewrites && self.fast.accepts(raw) {
             return Ok(Cow::Borrowed(raw));
         }
         let mut out = String::new();
-        // The fast path said no about `raw`: not asked again unless the repairs change it.
+        // The fast path said no about `raw`: not asked again unless the repairs change it
+        // (or it has not been asked, because its answer is not the key).
         let repair = self.repair();
         self.prepared(
             raw.as_bytes(),
@@ -143,7 +153,7 @@ impl Normalizer {
             repair,
             &mut out,
             &mut Notes::default(),
-            false,
+            self.rewrites,
         )?;
         if out == raw {
             Ok(Cow::Borrowed(raw))
@@ -173,12 +183,12 @@ impl Normalizer {
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
-        if self.fast.accepts(raw) {
+        if !self.rewrites && self.fast.accepts(raw) {
             out.push_str(raw);
             return Ok(());
         }
         let repair = self.repair();
-        self.prepared(raw.as_bytes(), Some(raw), repair, out, notes, true)
+        self.prepared(raw.as_bytes(), Some(raw), repair, out, notes, self.rewrites)
     }
 
     /// Whether this normalizer repairs records ([`Options::strict`]).
@@ -192,8 +202,9 @@ impl Normalizer {
 
     /// [`Normalizer::normalize_record_into`] for a record that may not be valid UTF-8 (its
     /// stray octets are a repair, or an error when strict), under the engine's `repair`,
-    /// without asking the fast path about a raw record given as text: the engine has asked
-    /// it already.
+    /// without asking the fast path again about a raw record given as text, unless its answer
+    /// was not the key (the rules or the SURT form rewrite it): the engine has asked it
+    /// already.
     #[cfg(feature = "stream")]
     pub(crate) fn normalize_raw_into(
         &self,
@@ -203,7 +214,14 @@ impl Normalizer {
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
-        self.prepared(raw, text, repair, out, notes, text.is_none())
+        self.prepared(
+            raw,
+            text,
+            repair,
+            out,
+            notes,
+            text.is_none() || self.rewrites,
+        )
     }
 
     /// Repairs `raw` (unless strict), then normalizes it: through the fast path when the
@@ -231,31 +249,27 @@ impl Normalizer {
                     &mut fresh
                 }
             };
+            // A raw record the fast path takes needs no repair: the repairs would leave it
+            // as it is.
+            let taken = match (ask_fast, text) {
+                (true, Some(t)) => self.fast.shape(t).map(|shape| (t, shape)),
+                _ => None,
+            };
             let mut repaired = std::mem::take(&mut scratch.repaired);
-            let r = repair::prepare_text(raw, text, repair, &mut repaired, &mut notes.repairs)
-                .and_then(|record| {
-                    let same = text
-                        .is_some_and(|t| t.as_ptr() == record.as_ptr() && t.len() == record.len());
-                    if (ask_fast || !same) && self.fast.accepts(record) {
-                        out.push_str(record);
-                        return Ok(());
-                    }
-                    let mark = (out.len(), notes.warnings.len());
-                    let mut trace = Tracer {
-                        steps: None,
-                        warnings: &mut notes.warnings,
-                    };
-                    let r = self.run(record, out, scratch, &mut trace);
-                    if r.is_err() {
-                        out.truncate(mark.0);
-                        notes.warnings.truncate(mark.1);
-                    } else if repair == Repair::Lenient {
-                        for w in &mut notes.warnings[mark.1..] {
-                            w.column = repair::original_column(raw, w.column);
-                        }
-                    }
-                    r
-                });
+            let r = match taken {
+                Some((t, shape)) => self.ladder(t, Some(shape), raw, repair, out, notes, scratch),
+                None => {
+                    repair::prepare_text(raw, text, repair, &mut repaired, &mut notes.repairs)
+                        .and_then(|record| {
+                            // Asked about the raw text already, unless the repairs changed it.
+                            let same = text.is_some_and(|t| {
+                                t.as_ptr() == record.as_ptr() && t.len() == record.len()
+                            });
+                            let own = if same { None } else { self.fast.shape(record) };
+                            self.ladder(record, own, raw, repair, out, notes, scratch)
+                        })
+                }
+            };
             scratch.repaired = repaired;
             r.map_err(|mut error| {
                 if repair == Repair::Lenient {
@@ -265,6 +279,44 @@ impl Normalizer {
                 error
             })
         })
+    }
+
+    /// The key of one prepared record, `own` when the fast path found it to be its own key
+    /// at the scheme rung: appended to `out`, with its warnings in `notes`, their columns in
+    /// `raw` (which `repair` made `record` from). On error `out` and `notes` are as they were.
+    #[allow(clippy::too_many_arguments)]
+    fn ladder(
+        &self,
+        record: &str,
+        own: Option<Shape>,
+        raw: &[u8],
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+        scratch: &mut Scratch,
+    ) -> Result<(), Error> {
+        if own.is_some() && !self.rewrites {
+            out.push_str(record);
+            return Ok(());
+        }
+        let mark = (out.len(), notes.warnings.len());
+        let mut trace = Tracer {
+            steps: None,
+            warnings: &mut notes.warnings,
+        };
+        let r = match own {
+            Some(shape) => self.write_own_key(record, shape, out, scratch, &mut trace),
+            None => self.run(record, out, scratch, &mut trace),
+        };
+        if r.is_err() {
+            out.truncate(mark.0);
+            notes.warnings.truncate(mark.1);
+        } else if repair == Repair::Lenient {
+            for w in &mut notes.warnings[mark.1..] {
+                w.column = repair::original_column(raw, w.column);
+            }
+        }
+        r
     }
 
     /// Everything about one raw record: key or error, repairs and warnings.
@@ -294,14 +346,106 @@ impl Normalizer {
     /// pass, no parsing (SPEC §8). `None` says nothing: the record may still be canonical.
     #[inline]
     pub fn canonical_line(&self, rest: &str) -> Option<usize> {
-        self.fast.accepts_line(rest)
+        if !self.rewrites {
+            return self.fast.accepts_line(rest);
+        }
+        if self.options.form == Form::Surt {
+            // A SURT is never the record itself.
+            return None;
+        }
+        // Its own key at the scheme rung: still its own key if no protocol rule changes it.
+        let shape = self.fast.shape_of_line(rest)?;
+        let record = &rest[..shape.len];
+        self.rules_keep(record, shape).then_some(shape.len)
+    }
+
+    /// Whether the protocol rules leave `record`, its own key at the scheme rung, as it is:
+    /// told at a glance for most records, else by running them.
+    fn rules_keep(&self, record: &str, shape: Shape) -> bool {
+        let Some(rules) = self.rules_in_force() else {
+            return true;
+        };
+        if glance(record, shape).is_some_and(|g| rules.leave_at_a_glance(&g)) {
+            return true;
+        }
+        let Ok(view) = IriRef::split_valid(record) else {
+            return false;
+        };
+        SCRATCH.with(|s| {
+            let Ok(mut s) = s.try_borrow_mut() else {
+                return false;
+            };
+            let key = &mut s.key.key;
+            key.clear();
+            rules.apply_view(&view, key, &mut ());
+            key == record
+        })
+    }
+
+    /// The protocol rules, when they run (at the protocol rung).
+    fn rules_in_force(&self) -> Option<&Rules> {
+        match (&self.options.rules, self.options.level) {
+            (Some(rules), Level::Protocol) => Some(rules),
+            _ => None,
+        }
     }
 
     /// The longest run of whole lines at the start of `rest` that [`Normalizer::canonical_line`]
     /// takes, each at most `max_line` bytes and ended by a line feed alone: its length in
     /// bytes, line feeds included, and its number of lines.
     pub fn canonical_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        self.fast.accepts_lines(rest, max_line)
+        if !self.rewrites {
+            return self.fast.accepts_lines(rest, max_line);
+        }
+        if self.options.form == Form::Surt {
+            return (0, 0);
+        }
+        let b = rest.as_bytes();
+        let (mut at, mut lines) = (0, 0);
+        while let Some(n) = rest.get(at..).and_then(|r| self.canonical_line(r)) {
+            if n > max_line || b.get(at + n) != Some(&b'\n') {
+                break;
+            }
+            at += n + 1;
+            lines += 1;
+        }
+        (at, lines)
+    }
+
+    /// The keys of the run of lines at the start of `rest` that the fast path takes and
+    /// whose keys are written without a parse: in the SURT form (the other forms copy such
+    /// lines through, [`Normalizer::canonical_lines`]), each line that
+    /// is its own key at the scheme rung, at most `max_line` bytes long and ended by a line
+    /// feed alone, whose key no rule changes. Appends each key and a line feed to `out`;
+    /// returns the bytes of `rest` taken, the lines, and how many keys differ from their
+    /// line. For the engine; not a stable API.
+    #[doc(hidden)]
+    pub fn own_key_lines(
+        &self,
+        rest: &str,
+        max_line: usize,
+        out: &mut String,
+    ) -> (usize, u64, u64) {
+        let (mut at, mut lines, mut changed) = (0, 0, 0);
+        if self.options.form != Form::Surt || !self.rewrites {
+            // Copied through instead, or not taken at all.
+            return (at, lines, changed);
+        }
+        let b = rest.as_bytes();
+        while let Some(shape) = rest.get(at..).and_then(|r| self.fast.shape_of_line(r)) {
+            let record = &rest[at..at + shape.len];
+            let whole = shape.len <= max_line && b.get(at + shape.len) == Some(&b'\n');
+            if !whole || !self.rules_keep(record, shape) {
+                break;
+            }
+            let start = out.len();
+            self.write_own_form(record, shape, out);
+            changed += u64::from(&out[start..] != record);
+            out.push('\n');
+            at += shape.len + 1;
+            lines += 1;
+        }
+        (at, lines, changed)
     }
 
     /// Whether the fast path copies `input` through as its own key (SPEC §8): `true` only
@@ -309,7 +453,7 @@ impl Normalizer {
     /// benchmarks; not a stable API.
     #[doc(hidden)]
     pub fn is_canonical_fast(&self, input: &str) -> bool {
-        self.fast.accepts(input)
+        self.canonical_line(input) == Some(input.len())
     }
 
     /// This normalizer with the fast path turned off: every record takes the full ladder.
@@ -381,23 +525,80 @@ impl Normalizer {
         }
         let writer = KeyWriter::new(o);
         let b = &mut scratch.key;
-        if !o.rewrites_after_scheme_rung() {
+        if !self.rewrites {
             writer.write_key(&view, out, &mut b.path, trace);
             return Ok(());
         }
         b.key.clear();
         writer.write_key(&view, &mut b.key, &mut b.path, trace);
-        if let (Some(rules), Level::Protocol) = (&o.rules, o.level) {
-            apply_rules(&writer, rules, b, trace);
+        self.after_scheme_rung(&writer, b, out, trace);
+        Ok(())
+    }
+
+    /// The protocol rules and the SURT form over the scheme-rung key in `b.key`; `out` gets
+    /// the key.
+    fn after_scheme_rung(
+        &self,
+        writer: &KeyWriter<'_>,
+        b: &mut KeyBuffers,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
+        if let Some(rules) = self.rules_in_force() {
+            apply_rules(writer, rules, b, trace);
         }
-        if o.form == Form::Surt {
+        if self.options.form == Form::Surt {
             let start = out.len();
-            surt::write_surt(&b.key, o.surt_scheme, out);
+            surt::write_surt(&b.key, self.options.surt_scheme, out);
             note(trace, "record", "surt", &b.key, &out[start..]);
         } else {
             out.push_str(&b.key);
         }
+    }
+
+    /// The key of `record`, which the fast path found to be its own key at the scheme rung
+    /// (`shape` says where its components lie): the record itself, unless the protocol
+    /// rules or the SURT form rewrite it. A record that some rule changes takes the rules'
+    /// rounds as any other (see [`apply_rules`]); the others need no parse.
+    fn write_own_key(
+        &self,
+        record: &str,
+        shape: Shape,
+        out: &mut String,
+        scratch: &mut Scratch,
+        trace: &mut Tracer<'_>,
+    ) -> Result<(), Error> {
+        if !self.rules_keep(record, shape) {
+            let b = &mut scratch.key;
+            b.key.clear();
+            b.key.push_str(record);
+            self.after_scheme_rung(&KeyWriter::new(&self.options), b, out, trace);
+            return Ok(());
+        }
+        let start = out.len();
+        self.write_own_form(record, shape, out);
+        if self.options.form == Form::Surt {
+            note(trace, "record", "surt", record, &out[start..]);
+        }
         Ok(())
+    }
+
+    /// Writes `record`, its own key before the form, in the form of the key: itself, or its
+    /// SURT.
+    #[inline]
+    fn write_own_form(&self, record: &str, shape: Shape, out: &mut String) {
+        if self.options.form != Form::Surt {
+            out.push_str(record);
+            return;
+        }
+        let options = surt::SurtOptions {
+            include_scheme: self.options.surt_scheme,
+            ..surt::SurtOptions::default()
+        };
+        match surt_parts(record, shape) {
+            Some(parts) => surt::write_surt_of_parts(&parts, options, out),
+            None => surt::write_surt_with(record, options, out),
+        }
     }
 
     /// The parsed record the rungs read: the record itself (validated as given, so columns
@@ -451,6 +652,58 @@ impl Normalizer {
     }
 }
 
+/// What the protocol rules' sieve needs to see of a record the fast path took, when its
+/// authority (if any) has neither userinfo nor an IP literal (the fast path takes neither
+/// above the string rung).
+fn glance(record: &str, shape: Shape) -> Option<Glance<'_>> {
+    let host = match shape.authority {
+        Some((start, end)) => Some(plain_host_and_port(&record[start..end])?.0),
+        None => None,
+    };
+    Some(Glance {
+        scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
+        host,
+        rest: &record[shape.path..shape.len],
+        fragment: shape.fragment,
+    })
+}
+
+/// The pieces of the SURT of a record the fast path took, when it has an authority with
+/// neither userinfo nor an IP literal (the fast path takes neither above the string rung;
+/// `None` lets the SURT writer parse the record instead).
+fn surt_parts(record: &str, shape: Shape) -> Option<surt::SurtParts<'_>> {
+    let (start, end) = shape.authority?;
+    let (host, port) = plain_host_and_port(&record[start..end])?;
+    Some(surt::SurtParts {
+        scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
+        host,
+        host_kind: if host::is_ipv4address(host) {
+            HostKind::Ipv4
+        } else {
+            HostKind::RegName
+        },
+        port,
+        rest: &record[shape.path..shape.len],
+    })
+}
+
+/// An authority split at its port's `:`, when it has neither userinfo nor an IP literal.
+fn plain_host_and_port(authority: &str) -> Option<(&str, Option<&str>)> {
+    // Authorities are short: one plain loop over the bytes.
+    let mut colon = None;
+    for (i, b) in authority.bytes().enumerate() {
+        match b {
+            b'@' | b'[' => return None,
+            b':' if colon.is_none() => colon = Some(i),
+            _ => {}
+        }
+    }
+    Some(match colon {
+        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
+        None => (authority, None),
+    })
+}
+
 /// The string rung (RFC 3987 §5.3.1): the record itself, without its fragment when asked.
 fn write_string_rung(
     view: &IriRef<'_>,
@@ -497,9 +750,11 @@ fn apply_rules(writer: &KeyWriter<'_>, rules: &Rules, b: &mut KeyBuffers, trace:
 
 /// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).
 pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
+    let options = Options::default().with_level(level);
     let n = Normalizer {
-        fast: FastPath::new(&Options::default().with_level(level)),
-        options: Options::default().with_level(level),
+        fast: FastPath::new(&options),
+        rewrites: options.rewrites_after_scheme_rung(),
+        options,
     };
     Ok(n.normalize(a)? == n.normalize(b)?)
 }

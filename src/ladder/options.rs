@@ -109,10 +109,11 @@ impl Options {
     }
 
     /// Whether the key of the scheme rung is rewritten once more: by the protocol rules, or
-    /// into the SURT form.
+    /// into the SURT form (above the string rung, whose key is the record itself).
     #[inline]
     pub(crate) fn rewrites_after_scheme_rung(&self) -> bool {
-        (self.level == Level::Protocol && self.rules.is_some()) || self.form == Form::Surt
+        (self.level == Level::Protocol && self.rules.is_some())
+            || (self.form == Form::Surt && self.level != Level::String)
     }
 }
 

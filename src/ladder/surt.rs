@@ -94,20 +94,49 @@ pub fn surt(key: &str, include_scheme: bool) -> String {
 
 /// Appends the SURT of `key` to `out`, as `options` say.
 pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
-    let start = out.len();
-    let view = match IriRef::parse(key) {
-        Ok(v) if v.authority().is_some() => v,
-        // No authority (or not a reference at all): nothing to reverse.
-        _ => {
-            out.push_str(key);
-            if !options.keep_case {
-                out[start..].make_ascii_lowercase();
-            }
-            return;
-        }
+    match IriRef::parse(key) {
+        Ok(view) => write_surt_of_view(&view, options, out),
+        // Not a reference at all: nothing to reverse.
+        Err(_) => push_cased(key, options, out),
+    }
+}
+
+/// [`write_surt_with`] for a key already split into its components.
+fn write_surt_of_view(view: &IriRef<'_>, options: SurtOptions, out: &mut String) {
+    if view.authority().is_none() {
+        // No authority: no host to reverse.
+        push_cased(view.as_str(), options, out);
+        return;
+    }
+    let parts = SurtParts {
+        scheme: view.scheme(),
+        host: view.host().unwrap_or(""),
+        host_kind: view.host_kind(),
+        port: view.port(),
+        rest: view.path_query_fragment(),
     };
+    write_surt_of_parts(&parts, options, out);
+}
+
+/// The pieces of a key with an authority that its SURT is written from.
+pub(crate) struct SurtParts<'a> {
+    /// The scheme, if any.
+    pub(crate) scheme: Option<&'a str>,
+    /// The host (empty for `file:///p`), and what kind it is.
+    pub(crate) host: &'a str,
+    pub(crate) host_kind: HostKind,
+    /// The port without its `:`, if any (possibly empty).
+    pub(crate) port: Option<&'a str>,
+    /// The path, query and fragment, as the key writes them.
+    pub(crate) rest: &'a str,
+}
+
+/// Appends the SURT of a key with an authority, from its pieces (the ladder's fast path has
+/// them for a record that is its own key, without parsing it).
+pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, out: &mut String) {
+    let start = out.len();
     if options.include_scheme {
-        if let Some(s) = view.scheme() {
+        if let Some(s) = parts.scheme {
             out.push_str(s);
             out.push(':');
         }
@@ -117,19 +146,15 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
     // depend on the rung the key came from.
     out[start..].make_ascii_lowercase();
     let host_start = out.len();
-    let host = view.host().unwrap_or("");
-    match view.host_kind() {
+    let host = parts.host;
+    match parts.host_kind {
         HostKind::RegName if !host.is_empty() => {
-            for (i, label) in host.rsplit('.').enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                push_label(label, out);
-            }
+            push_reversed_labels(host, out);
             // RFC 3987 §5.3.2.1: the rungs lowercase only a host that is ASCII once decoded;
             // one that is not keeps its case in the key, and so in the SURT, or two hosts
             // the ladder keeps apart (`A%C3%A9`, `a%C3%A9`) would share a SURT.
-            if !percent::has_non_ascii(host) {
+            let lower = host.bytes().all(|b| !b.is_ascii_uppercase());
+            if !lower && !percent::has_non_ascii(host) {
                 out[host_start..].make_ascii_lowercase();
             }
         }
@@ -143,7 +168,7 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
     if options.trailing_comma && !host.is_empty() {
         out.push(',');
     }
-    if let Some(port) = view.port() {
+    if let Some(port) = parts.port {
         if !port.is_empty() {
             out.push(':');
             out.push_str(port);
@@ -151,27 +176,44 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
     }
     out.push(')');
     let rest = out.len();
-    out.push_str(view.path());
-    if let Some(q) = view.query() {
-        out.push('?');
-        out.push_str(q);
-    }
-    if let Some(f) = view.fragment() {
-        out.push('#');
-        out.push_str(f);
-    }
+    out.push_str(parts.rest);
     if !options.keep_case {
         out[rest..].make_ascii_lowercase();
     }
 }
 
+/// Appends `key` as it is, lowercased unless `keep_case`.
+fn push_cased(key: &str, options: SurtOptions, out: &mut String) {
+    let start = out.len();
+    out.push_str(key);
+    if !options.keep_case {
+        out[start..].make_ascii_lowercase();
+    }
+}
+
+/// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
+/// it. One pass from the end over the bytes (hosts are short): `.` is ASCII, so every cut is
+/// on a character boundary.
+fn push_reversed_labels(host: &str, out: &mut String) {
+    let plain = !host.bytes().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
+    let mut end = host.len();
+    for (i, b) in host.bytes().enumerate().rev() {
+        if b == b'.' {
+            push_label(&host[i + 1..end], plain, out);
+            out.push(',');
+            end = i;
+        }
+    }
+    push_label(&host[..end], plain, out);
+}
+
 /// Writes a host label with `%` and the characters that delimit the SURT host part (`,`
-/// `(` `)`, sub-delims a `reg-name` may hold) percent-encoded, in lowercase hex (`%25`,
+/// `(` `)`, sub-delims a `reg-name` may hold) percent-encoded (`plain`: it has none of them), in lowercase hex (`%25`,
 /// `%2c`, `%28`, `%29`), so that the host part reads back to exactly the key's host:
 /// decoding those four gives it back, and a `%2C` of the key (written `%252C`) never meets a
 /// `,` (written `%2c`).
-fn push_label(label: &str, out: &mut String) {
-    if !label.contains(['%', ',', '(', ')']) {
+fn push_label(label: &str, plain: bool, out: &mut String) {
+    if plain || !label.contains(['%', ',', '(', ')']) {
         out.push_str(label);
         return;
     }

@@ -97,6 +97,32 @@ pub trait Operation: Sync {
         }
         (at, lines)
     }
+
+    /// The results of a run of lines, written at once: for the longest prefix of `rest`
+    /// made of whole lines that each are at most `max_line` bytes long, end in a line feed
+    /// alone, and hold a record that needs no repair, is valid and has a result without a
+    /// warning that the operation can write straight away, appends each result and a line
+    /// feed to `out`. The engine asks it, in key output, about the lines that do not pass
+    /// through ([`Operation::pass_through_lines`]), and handles the lines after the run one
+    /// by one. Each result must be exactly what [`Operation::apply_raw`] gives.
+    ///
+    /// The default takes no line.
+    fn key_lines(&self, rest: &str, max_line: usize, out: &mut String) -> KeyRun {
+        let _ = (rest, max_line, out);
+        KeyRun::default()
+    }
+}
+
+/// What [`Operation::key_lines`] wrote: how much of the input it took, and the counts the
+/// engine's statistics need.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KeyRun {
+    /// The bytes of input taken, line feeds included.
+    pub bytes: usize,
+    /// The lines taken (each one record, with one result).
+    pub lines: u64,
+    /// How many of those results differ from their record.
+    pub changed: u64,
 }
 
 impl<F> Operation for F
@@ -137,6 +163,15 @@ impl Operation for Normalizer {
 
     fn pass_through_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
         self.canonical_lines(rest, max_line)
+    }
+
+    fn key_lines(&self, rest: &str, max_line: usize, out: &mut String) -> KeyRun {
+        let (bytes, lines, changed) = self.own_key_lines(rest, max_line, out);
+        KeyRun {
+            bytes,
+            lines,
+            changed,
+        }
     }
 }
 

@@ -205,6 +205,9 @@ impl<'a> Worker<'a> {
                     if self.pass_lines(text, pass) {
                         break;
                     }
+                    if self.key_lines(text, pass, scratch) {
+                        continue;
+                    }
                     // The line at `start` does not pass as a line that ends in a line feed
                     // alone. It may still pass if it ends in CRLF, or is the last line and
                     // has no line feed; any other goes to the operation.
@@ -243,6 +246,29 @@ impl<'a> Worker<'a> {
             return pass.start == pass.data.len();
         }
         false
+    }
+
+    /// The lines at `start` whose keys the operation writes at once ([`Operation::key_lines`]):
+    /// written after what `out` holds. Returns whether there were any.
+    fn key_lines(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
+        let rest = &text[pass.start..];
+        scratch.key.clear();
+        let run = self
+            .op
+            .key_lines(rest, self.options.max_line_bytes, &mut scratch.key);
+        // The contract, checked: whole lines.
+        if run.lines == 0 || run.bytes == 0 || rest.as_bytes().get(run.bytes - 1) != Some(&b'\n') {
+            return false;
+        }
+        pass.flush_run();
+        pass.out.extend_from_slice(scratch.key.as_bytes());
+        let stats = &mut pass.report.stats;
+        stats.records += run.lines;
+        stats.keys_written += run.lines;
+        stats.changed += run.changed;
+        pass.line += run.lines;
+        pass.start += run.bytes;
+        true
     }
 
     /// The fast path, one line: if the record at `start` passes through, it is its own key,

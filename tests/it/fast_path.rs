@@ -14,11 +14,12 @@
 //! that it takes the common canonical lines.
 
 use irinorm::iri::scheme::SCHEMES;
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::ladder::{Form, Level, Normalizer, Options, Rules};
 use irinorm::stream::{Engine, EngineOptions, OutputMode, Stats};
 use irinorm::Error;
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
+use std::sync::Arc;
 
 const LEVELS: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];
 const FORMS: [Form; 3] = [Form::Uri, Form::Iri, Form::Surt];
@@ -45,6 +46,34 @@ fn configurations() -> Vec<Options> {
     for form in [Form::Uri, Form::Iri] {
         all.push(Options::default().with_form(form).with_absolute(true));
     }
+    // The protocol rules and the SURT form rewrite what the fast path takes: the crawler
+    // profiles, a rule set whose every kind has a cheap sieve or none, and the SURT with
+    // its scheme.
+    let sets = [
+        Rules::profile("crawler").unwrap(),
+        Rules::profile("crawler@1").unwrap(),
+        Rules::from_toml(
+            "version = 1\n[[rule]]\nkind = \"strip-www\"\n[[rule]]\nkind = \"http-to-https\"\n\
+             [[rule]]\nkind = \"drop-params\"\nnames = [\"*_ref\", \"a\"]\nhosts = [\"*.example.com\"]\n\
+             [[rule]]\nkind = \"sort-params\"\n",
+        )
+        .unwrap(),
+    ];
+    for rules in sets {
+        for form in FORMS {
+            all.push(
+                Options::default()
+                    .with_level(Level::Protocol)
+                    .with_form(form)
+                    .with_rules(Some(Arc::new(rules.clone()))),
+            );
+        }
+    }
+    all.push(
+        Options::default()
+            .with_form(Form::Surt)
+            .with_surt_scheme(true),
+    );
     all
 }
 

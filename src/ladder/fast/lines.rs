@@ -30,8 +30,8 @@ impl FastPath {
         // `at` follows a line feed, so slicing there is on a char boundary.
         while let Some(line) = rest.get(at..) {
             match self.scan_with(lanes, line) {
-                Some(n) if n <= max_line && b.get(at + n) == Some(&b'\n') => {
-                    at += n + 1;
+                Some(shape) if shape.len <= max_line && b.get(at + shape.len) == Some(&b'\n') => {
+                    at += shape.len + 1;
                     lines += 1;
                 }
                 _ => break,

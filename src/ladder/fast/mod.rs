@@ -12,13 +12,19 @@
 //! lines, finding where it ends on the way, so the engine needs no separate search for the
 //! line feed (SPEC §8).
 //!
+//! "Its own key" means its key at the scheme rung (or the rung configured below it). Where
+//! the protocol rules or the SURT form rewrite that key, the normalizer does that work on
+//! the record's components as [`FastPath::shape_of_line`] found them ([`Shape`]), without a
+//! parse: the rules' sieve lets through at a glance the records no rule changes, and the
+//! SURT is written from the host and the rest.
+//!
 //! What sends a record to the full ladder:
 //! - anything the lenient repairs would change (a space or another character URIs forbid, a
 //!   `%` without two hex digits), a control character (a carriage return too, unless it is
 //!   the one before the line feed), `[` or `]`, a second `#`, an empty record;
-//! - options whose work this path does not do: a base, protocol rules, the SURT form, a
-//!   fragment with `--drop-fragment`, a relative reference with `--absolute`; with `--nfc`,
-//!   any non-ASCII text, raw or percent-encoded;
+//! - options whose work this path does not do: a base, a fragment with `--drop-fragment`, a
+//!   relative reference with `--absolute`; with `--nfc`, any non-ASCII text, raw or
+//!   percent-encoded;
 //! - in the scheme (from the syntax rung on): an uppercase letter;
 //! - in the authority: userinfo, an IP literal, a `%`, non-ASCII, an uppercase letter, an
 //!   empty port;
@@ -165,18 +171,35 @@ struct Line<'a> {
 }
 
 impl Task for Line<'_> {
-    type Output = Option<usize>;
+    type Output = Option<Shape>;
 
     #[inline(always)]
-    fn run<L: Blocks>(self, lanes: L) -> Option<usize> {
+    fn run<L: Blocks>(self, lanes: L) -> Option<Shape> {
         self.fast.scan_with(lanes, self.s)
     }
+}
+
+/// Where the components of a record that the fast path took lie, as its scan found them
+/// (byte offsets into the record): enough for the work after the scheme rung (the protocol
+/// rules, the SURT form) to need no second parse.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Shape {
+    /// The record's length.
+    pub(crate) len: usize,
+    /// Where the text after the scheme's `:` starts (0 without a scheme).
+    pub(crate) after_scheme: usize,
+    /// The authority, without its `//`, when there is one: its start and end.
+    pub(crate) authority: Option<(usize, usize)>,
+    /// Where the path starts (the path, query and fragment run from here to the end).
+    pub(crate) path: usize,
+    /// Whether the record has a fragment.
+    pub(crate) fragment: bool,
 }
 
 /// The fast path of one configured normalizer: what it may copy through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FastPath {
-    /// False when an option needs work the fast path does not do (base, rules, SURT).
+    /// False when an option needs work the fast path does not do (a base).
     enabled: bool,
     /// The `string` rung: only validity matters.
     string_level: bool,
@@ -215,7 +238,7 @@ impl FastPath {
             .flatten()
             .all(|r| FastScheme::of(r) != FastScheme::Ladder);
         FastPath {
-            enabled: o.base.is_none() && !o.rewrites_after_scheme_rung() && shortcuts,
+            enabled: o.base.is_none() && shortcuts,
             string_level: o.level == Level::String,
             scheme_rows,
             iri: o.form == Form::Iri,
@@ -257,17 +280,29 @@ impl FastPath {
     /// `\r\n`.
     #[inline]
     pub(crate) fn accepts_line(&self, rest: &str) -> Option<usize> {
+        self.shape_of_line(rest).map(|shape| shape.len)
+    }
+
+    /// [`FastPath::accepts_line`] with where the record's components lie.
+    #[inline]
+    pub(crate) fn shape_of_line(&self, rest: &str) -> Option<Shape> {
         if !self.enabled {
             return None;
         }
-        let len = self.backend.run(Line {
+        let shape = self.backend.run(Line {
             fast: self,
             s: rest,
         })?;
-        if len >= u32::MAX as usize {
+        if shape.len >= u32::MAX as usize {
             return None;
         }
-        Some(len)
+        Some(shape)
+    }
+
+    /// [`FastPath::accepts`] with where the record's components lie.
+    #[inline]
+    pub(crate) fn shape(&self, s: &str) -> Option<Shape> {
+        self.shape_of_line(s).filter(|shape| shape.len == s.len())
     }
 
     /// [`FastPath::accepts_line`] for as many lines as pass in a row: the length of the
@@ -288,7 +323,7 @@ impl FastPath {
     /// Whether the record at the start of `s` passes, with the masks of `lanes`: its length
     /// if so (see [`FastPath::accepts_line`]).
     #[inline(always)]
-    fn scan_with<L: Blocks>(&self, lanes: L, s: &str) -> Option<usize> {
+    fn scan_with<L: Blocks>(&self, lanes: L, s: &str) -> Option<Shape> {
         let b = s.as_bytes();
         if matches!(b.first(), None | Some(b'\n')) {
             // An empty record is an error.
@@ -299,14 +334,23 @@ impl FastPath {
         let head = self.head(s)?;
         let mut pos = head.pos;
         let has_authority = b[pos..].starts_with(b"//");
+        let mut authority = None;
         if has_authority {
-            pos = self.authority(lanes, b, pos + 2, head.row)?;
+            let end = self.authority(lanes, b, pos + 2, head.row)?;
+            authority = Some((pos + 2, end));
+            pos = end;
         }
         let tail = tail::scan_tail(lanes, b, pos)?;
         if !self.tail_ok(s, pos, tail, head.absolute, has_authority) {
             return None;
         }
-        Some(tail.end)
+        Some(Shape {
+            len: tail.end,
+            after_scheme: head.pos,
+            authority,
+            path: pos,
+            fragment: tail.hash,
+        })
     }
 }
 
@@ -368,13 +412,15 @@ mod tests {
     fn options_the_fast_path_leaves_to_the_ladder() {
         let on = |o: Options| FastPath::new(&o).accepts("http://example.com/");
         assert!(on(Options::default()));
-        assert!(!on(Options::default().with_form(Form::Surt)));
         assert!(!on(Options::default().with_base(Some("http://a/".into()))));
+        // The SURT form and the protocol rules rewrite the scheme-rung key the fast path
+        // finds (the normalizer does that work); it still finds it.
+        assert!(on(Options::default().with_form(Form::Surt)));
         let rules = crate::ladder::Rules::default();
         let protocol = Options::default()
             .with_level(Level::Protocol)
             .with_rules(Some(std::sync::Arc::new(rules)));
-        assert!(!on(protocol));
+        assert!(on(protocol));
         assert!(on(Options::default().with_level(Level::Protocol)));
     }
 }

@@ -69,10 +69,15 @@ const CC_SECOND_LEVEL: &[&str] = &[
 fn strip_www(host: &str, numbered: bool) -> Option<&str> {
     let dot = host.find('.')?;
     let label = &host[..dot];
-    let is_www = label.len() >= 3 && label[..3].eq_ignore_ascii_case("www") && {
-        let digits = &label[3..];
-        digits.is_empty() || (numbered && digits.bytes().all(|b| b.is_ascii_digit()))
-    };
+    // Bytes, not characters: a label of an `iri` key may start with non-ASCII ones.
+    let is_www = label
+        .as_bytes()
+        .get(..3)
+        .is_some_and(|l| l.eq_ignore_ascii_case(b"www"))
+        && {
+            let digits = &label.as_bytes()[3..];
+            digits.is_empty() || (numbered && digits.iter().all(|b| b.is_ascii_digit()))
+        };
     if !is_www {
         return None;
     }
@@ -102,6 +107,13 @@ fn strip_www(host: &str, numbered: bool) -> Option<&str> {
 mod tests {
     use super::super::HostScope;
     use super::*;
+
+    #[test]
+    fn a_non_ascii_first_label_is_no_www() {
+        assert_eq!(strip_www("كتب.example.com", true), None);
+        assert_eq!(strip_www("wwé.example.com", false), None);
+        assert_eq!(strip_www("www.example.com", false), Some("example.com"));
+    }
 
     #[test]
     fn www_guard() {

@@ -148,12 +148,14 @@ mod query;
 mod rule;
 mod schema;
 mod scope;
+mod sieve;
 
 pub use kind::{Component, RuleKind};
 pub use params::{ParamFilter, ParamFilterError, ValueCondition};
 pub use rule::{Action, Rule, SlashPolicy};
 pub use schema::RulesError;
 pub use scope::{HostPattern, HostScope, HostScopeError};
+pub(crate) use sieve::Glance;
 
 use crate::iri::parse::{HostKind, IriRef};
 
@@ -205,6 +207,8 @@ pub struct Rules {
     rules: Vec<Rule>,
     /// Whether any rule has a scope.
     scoped: bool,
+    /// What the rules look at, to let keys they leave as they are through at a glance.
+    sieve: sieve::Sieve,
     /// The canonical name of the profile the rules came from.
     profile: Option<&'static str>,
 }
@@ -214,6 +218,7 @@ impl Rules {
     pub fn new(rules: Vec<Rule>) -> Rules {
         let scoped = rules.iter().any(|r| !r.scope.is_all());
         Rules {
+            sieve: sieve::Sieve::of(&rules),
             rules,
             scoped,
             profile: None,
@@ -268,6 +273,24 @@ impl Rules {
             Ok(v) => self.apply_parsed(&v, out, fired),
             Err(_) => out.push_str(key),
         }
+    }
+
+    /// [`Rules::apply`] for a key already split into its components, so it is not parsed
+    /// again: the ladder's fast path has the view of a record that is its own scheme-rung
+    /// key, and learns from the result whether any rule changes it.
+    pub(crate) fn apply_view(&self, view: &IriRef<'_>, out: &mut String, fired: &mut impl Fired) {
+        if self.rules.is_empty() {
+            out.push_str(view.as_str());
+        } else {
+            self.apply_parsed(view, out, fired);
+        }
+    }
+
+    /// Whether every rule leaves a key that shows `glance` as it is, told without running
+    /// them (see [`Glance`]): `true` only where [`Rules::apply`] would give back the key;
+    /// `false` also means "not known".
+    pub(crate) fn leave_at_a_glance(&self, glance: &Glance<'_>) -> bool {
+        self.sieve.passes(glance)
     }
 
     /// [`Rules::apply`] into a new string, without the list of rules that fired.
@@ -358,11 +381,11 @@ impl Rules {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// A rule of `kind` that changes the keys of [`every_kind_applies`].
-    fn sample(kind: RuleKind) -> Action {
+    pub(super) fn sample(kind: RuleKind) -> Action {
         let filter = |names: &[&str]| ParamFilter::new(names).unwrap();
         match kind {
             RuleKind::DropParams => Action::DropParams(filter(&["utm_*"])),

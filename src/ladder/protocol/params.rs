@@ -191,6 +191,61 @@ impl ParamFilter {
     }
 }
 
+/// The first two bytes (ASCII lowercased) that the names some filters match can start
+/// with: a quick "certainly not" before their patterns are tried, one table lookup per
+/// name. A name of one byte is looked up with a second byte 0 (no name holds a NUL).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct NamePrefixes {
+    /// One bit per pair of bytes.
+    bits: Box<[u64; 1024]>,
+    /// A pattern that starts with `*`: any name may match.
+    any: bool,
+}
+
+impl Default for NamePrefixes {
+    fn default() -> NamePrefixes {
+        NamePrefixes {
+            bits: Box::new([0; 1024]),
+            any: false,
+        }
+    }
+}
+
+impl NamePrefixes {
+    /// Adds what the patterns of `filter` can match.
+    pub(super) fn add(&mut self, filter: &ParamFilter) {
+        for p in filter.names() {
+            match *p.as_bytes() {
+                [] | [b'*', ..] => self.any = true,
+                [a] => self.set(a, 0),
+                [a, b'*', ..] => (0..=255).for_each(|b| self.set(a, b)),
+                [a, b, ..] => self.set(a, b),
+            }
+        }
+    }
+
+    fn set(&mut self, a: u8, b: u8) {
+        let k = Self::index(a, b);
+        self.bits[k / 64] |= 1 << (k % 64);
+    }
+
+    fn index(a: u8, b: u8) -> usize {
+        usize::from(a.to_ascii_lowercase()) << 8 | usize::from(b.to_ascii_lowercase())
+    }
+
+    /// Whether some pattern may match `name` (as a key writes it). `false` is certain.
+    pub(super) fn may_match(&self, name: &[u8]) -> bool {
+        let a = name.first().copied().unwrap_or(0);
+        let b = name.get(1).copied().unwrap_or(0);
+        if self.any || a >= 0x80 || b >= 0x80 {
+            // Non-ASCII names are matched in their percent-encoded form.
+            return true;
+        }
+        let k = Self::index(a, b);
+        self.bits[k / 64] & (1 << (k % 64)) != 0
+    }
+}
+
 /// Writes `s` with every non-ASCII character as percent-encoded UTF-8 (uppercase hex).
 fn push_ascii_form(s: &str, out: &mut String) {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
@@ -282,6 +337,41 @@ fn glob_match(p: &[u8], s: &[u8], ci: bool) -> bool {
         pi += 1;
     }
     pi == p.len()
+}
+
+#[cfg(test)]
+mod prefix_tests {
+    use super::*;
+
+    #[test]
+    fn prefixes_never_miss_a_name_the_patterns_match() {
+        let f = ParamFilter::new(&["utm_*", "gclid", "a", "x*", "%C3%A9t%C3%A9"]).unwrap();
+        let mut p = NamePrefixes::default();
+        p.add(&f);
+        for name in [
+            "utm_source",
+            "UTM_x",
+            "gclid",
+            "GCLID",
+            "a",
+            "A",
+            "x",
+            "xy",
+            "été",
+        ] {
+            assert!(f.matches(name), "{name}");
+            assert!(p.may_match(name.as_bytes()), "{name}");
+        }
+        for name in ["id", "page", "q", "ab", "", "gz", "b"] {
+            assert!(!f.matches(name), "{name}");
+            assert!(!p.may_match(name.as_bytes()), "{name}");
+        }
+        // Only a prefix test: a name that merely starts like a pattern may match.
+        assert!(p.may_match(b"gc") && !f.matches("gc"));
+        let mut any = NamePrefixes::default();
+        any.add(&ParamFilter::new(&["*_ref"]).unwrap());
+        assert!(any.may_match(b"id"));
+    }
 }
 
 #[cfg(test)]

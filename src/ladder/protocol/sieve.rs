@@ -1,0 +1,299 @@
+//! Which keys a rule set leaves as they are, told at a glance (RFC 3987 §5.3.4; SPEC §8):
+//! the question the ladder's fast path asks about a record that is already its own key at
+//! the scheme rung, before it would run the rules on it.
+//!
+//! A rule changes a key only where the key shows what the rule's kind looks at: a query for
+//! the query rules, a fragment for `drop-fragment`, a `;` in the path for
+//! `drop-path-params`, a host that ends in `.` for `strip-trailing-dot`, one that starts
+//! with `www` for `strip-www`, the `http` scheme for `http-to-https`. A [`Sieve`] is the
+//! union of what the rules of a set look at. A key that shows none of it is left as it is
+//! by every rule of the set, whatever their scopes say; a key that shows some of it is not
+//! judged here (the rules run on it). The path rules `lowercase-path` and `trailing-slash`
+//! look at every path: a set that holds one of them lets nothing through.
+
+use super::params::NamePrefixes;
+use super::rule::{Action, Rule, SlashPolicy};
+
+/// What the rules of a set look at (see the [module documentation](self)).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(super) struct Sieve {
+    query: bool,
+    /// What a query must hold for the query rules to change it, when they are only
+    /// `drop-params`, `drop-empty-params` and `drop-empty-query` (`None` for other query
+    /// rules: then every query is looked at by running the rules).
+    params: Option<QuerySieve>,
+    fragment: bool,
+    path_params: bool,
+    trailing_dot: bool,
+    www: bool,
+    http: bool,
+    /// A rule that may change any key.
+    any: bool,
+}
+
+/// What `drop-params`, `drop-empty-params` and `drop-empty-query` look at in a query.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct QuerySieve {
+    /// The names `drop-params` may drop.
+    names: NamePrefixes,
+    /// `drop-empty-params`: empty pairs.
+    empty_pairs: bool,
+    /// `drop-empty-query`: an empty query.
+    empty_query: bool,
+}
+
+impl QuerySieve {
+    /// Whether the rules leave `query` as it is (`false` also means "not known"): no pair
+    /// whose name a `drop-params` pattern may match, and nothing empty that a rule drops.
+    fn passes(&self, query: &[u8]) -> bool {
+        if query.is_empty() {
+            return !self.empty_query && !self.empty_pairs;
+        }
+        let mut start = 0;
+        loop {
+            let end = find3(&query[start..], [b'&'; 3]).map_or(query.len(), |k| start + k);
+            let pair = &query[start..end];
+            let name = &pair[..find3(pair, [b'='; 3]).unwrap_or(pair.len())];
+            if (pair.is_empty() && self.empty_pairs) || self.names.may_match(name) {
+                return false;
+            }
+            if end == query.len() {
+                return true;
+            }
+            start = end + 1;
+        }
+    }
+}
+
+/// What a key shows, as the fast path sees it without parsing it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Glance<'a> {
+    /// The scheme, if any.
+    pub(crate) scheme: Option<&'a str>,
+    /// The host, when the key has an authority.
+    pub(crate) host: Option<&'a str>,
+    /// The path, query and fragment.
+    pub(crate) rest: &'a str,
+    /// Whether the key has a fragment.
+    pub(crate) fragment: bool,
+}
+
+impl Sieve {
+    /// What the rules look at.
+    pub(super) fn of(rules: &[Rule]) -> Sieve {
+        let mut s = Sieve {
+            params: Some(QuerySieve::default()),
+            ..Sieve::default()
+        };
+        for r in rules {
+            match &r.action {
+                Action::DropParams(f) => {
+                    s.query = true;
+                    if let Some(p) = &mut s.params {
+                        p.names.add(f);
+                    }
+                }
+                Action::DropEmptyParams => {
+                    s.query = true;
+                    if let Some(p) = &mut s.params {
+                        p.empty_pairs = true;
+                    }
+                }
+                Action::DropEmptyQuery => {
+                    s.query = true;
+                    if let Some(p) = &mut s.params {
+                        p.empty_query = true;
+                    }
+                }
+                Action::KeepParams(_) | Action::SortParams => {
+                    s.query = true;
+                    s.params = None;
+                }
+                Action::DropPathParams(_) => s.path_params = true,
+                Action::StripTrailingDot => s.trailing_dot = true,
+                Action::StripWww { .. } => s.www = true,
+                Action::HttpToHttps => s.http = true,
+                Action::DropFragment => s.fragment = true,
+                Action::TrailingSlash(SlashPolicy::Keep) => {}
+                Action::TrailingSlash(_) | Action::LowercasePath => s.any = true,
+            }
+        }
+        s
+    }
+
+    /// Whether every rule leaves a key that shows `g` as it is. `false` also means "not
+    /// known".
+    pub(super) fn passes(&self, g: &Glance<'_>) -> bool {
+        if self.any || (self.fragment && g.fragment) {
+            return false;
+        }
+        if let Some(h) = g.host {
+            let www = h.get(..3).is_some_and(|l| l.eq_ignore_ascii_case("www"));
+            if (self.trailing_dot && h.ends_with('.')) || (self.www && www) {
+                return false;
+            }
+        }
+        if self.http && g.scheme.is_some_and(|s| s.eq_ignore_ascii_case("http")) {
+            return false;
+        }
+        if !self.query && !self.path_params {
+            return true;
+        }
+        // The path ends at the first `?` or `#`; the query, if any, at the next `#`.
+        let rest = g.rest.as_bytes();
+        let mut at = 0;
+        let path_end = loop {
+            match find3(&rest[at..], [b'?', b'#', b';']) {
+                Some(k) if rest[at + k] == b';' => {
+                    if self.path_params {
+                        return false;
+                    }
+                    at += k + 1;
+                }
+                Some(k) => break at + k,
+                None => return true,
+            }
+        };
+        if !self.query || rest[path_end] != b'?' {
+            return true;
+        }
+        let query = &rest[path_end + 1..];
+        let query = match g.fragment {
+            true => &query[..find3(query, [b'#'; 3]).unwrap_or(query.len())],
+            false => query,
+        };
+        self.params.as_ref().is_some_and(|p| p.passes(query))
+    }
+}
+
+/// The index of the first byte of `hay` that is one of `needles`, eight bytes at a time (the
+/// texts here are short: a call to a vectorized search costs more than it saves). A byte
+/// equal to a needle is a zero byte of the word XOR the needle repeated; the lowest byte
+/// the zero-byte test flags is exact (its false positives only lie above a true zero).
+fn find3(hay: &[u8], needles: [u8; 3]) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero_bytes = |x: u64| x.wrapping_sub(LO) & !x & HI;
+    let mut i = 0;
+    while let Some(word) = hay.get(i..i + 8) {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let w = u64::from_le_bytes(bytes);
+        let m = needles
+            .iter()
+            .fold(0, |m, &n| m | zero_bytes(w ^ (LO * u64::from(n))));
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    hay[i..]
+        .iter()
+        .position(|b| needles.contains(b))
+        .map(|k| i + k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{RuleKind, Rules};
+    use super::*;
+    use crate::iri::parse::IriRef;
+
+    /// The glance of a key, as the parser splits it.
+    fn glance<'a>(v: &IriRef<'a>) -> Glance<'a> {
+        Glance {
+            scheme: v.scheme(),
+            host: v.host().filter(|_| v.authority().is_some()),
+            rest: v.path_query_fragment(),
+            fragment: v.fragment().is_some(),
+        }
+    }
+
+    #[test]
+    fn a_key_the_sieve_passes_is_left_as_it_is_by_every_rule_set() {
+        let keys = [
+            "http://example.com/a/b",
+            "http://example.com./a",
+            "http://www.example.com/a",
+            "https://www2.example.com/",
+            "http://example.com/a;jsessionid=1/b",
+            "http://example.com/a?utm_source=x",
+            "http://example.com/a?",
+            "http://example.com/A/b/",
+            "http://example.com/a#f",
+            "http://example.com/a#f?g;h",
+            "mailto:a@example.com",
+            "urn:isbn:1",
+            "/a/b/",
+            "file:///etc/x",
+        ];
+        let mut sets: Vec<Rules> = RuleKind::ALL
+            .iter()
+            .map(|&k| Rules::new(vec![Rule::new(super::super::tests::sample(k))]))
+            .collect();
+        sets.push(Rules::profile("crawler").unwrap());
+        sets.push(Rules::profile("crawler@1").unwrap());
+        let mut passed = 0;
+        for rules in &sets {
+            for key in keys {
+                let v = IriRef::parse(key).unwrap();
+                if rules.sieve.passes(&glance(&v)) {
+                    passed += 1;
+                    assert_eq!(rules.apply_to_string(key), key, "{key} under {rules:?}");
+                }
+            }
+        }
+        // The sieve lets keys through (this test is not vacuous), and not all of them.
+        assert!(
+            passed > keys.len() && passed < keys.len() * sets.len(),
+            "{passed}"
+        );
+    }
+
+    #[test]
+    fn find3_finds_the_first_needle() {
+        let hay = b"abcdefgh?ijklmnop;qrs#tuvwxyz";
+        for len in 0..=hay.len() {
+            for start in 0..len {
+                let h = &hay[start..len];
+                let expected = h.iter().position(|b| b"?;#".contains(b));
+                assert_eq!(find3(h, [b'?', b';', b'#']), expected, "{start}..{len}");
+            }
+        }
+        // Bytes just above and below a needle, and 0x80 bytes, are not taken for it.
+        assert_eq!(find3(b"\x80@>\x01\xff\xc0?", [b'?'; 3]), Some(6));
+        assert_eq!(
+            find3(b"\x01\x00\x01\x00\x01\x00\x01\x00x", [b'x'; 3]),
+            Some(8)
+        );
+    }
+
+    #[test]
+    fn what_each_kind_looks_at() {
+        let crawler = Rules::profile("crawler").unwrap().sieve;
+        let g = |rest, host, fragment| Glance {
+            scheme: Some("http"),
+            host: Some(host),
+            rest,
+            fragment,
+        };
+        assert!(crawler.passes(&g("/a/b", "example.com", false)));
+        assert!(crawler.passes(&g("/a/b", "www.example.com", false)));
+        assert!(!crawler.passes(&g("/a?utm_source=1", "example.com", false)));
+        assert!(crawler.passes(&g("/a?id=1&page=2", "example.com", false)));
+        assert!(!crawler.passes(&g("/a?id=1&&page=2", "example.com", false)));
+        assert!(!crawler.passes(&g("/a?", "example.com", false)));
+        assert!(!crawler.passes(&g("/a?sid=1", "example.com", false)));
+        assert!(!crawler.passes(&g("/a#?utm_source=1", "example.com", true)));
+        assert!(crawler.passes(&g("/a?b;c", "example.com", false)));
+        assert!(!crawler.passes(&g("/a;b", "example.com", false)));
+        assert!(!crawler.passes(&g("/a#b", "example.com", true)));
+        assert!(!crawler.passes(&g("/a", "example.com.", false)));
+        let www = Sieve::of(&[Rule::new(Action::StripWww { numbered: true })]);
+        assert!(!www.passes(&g("/", "WWW.example.com", false)));
+        let slash = Sieve::of(&[Rule::new(Action::TrailingSlash(SlashPolicy::Add))]);
+        assert!(!slash.passes(&g("/", "example.com", false)));
+        let keep = Sieve::of(&[Rule::new(Action::TrailingSlash(SlashPolicy::Keep))]);
+        assert!(keep.passes(&g("/a/", "example.com", false)));
+    }
+}
