@@ -67,7 +67,7 @@ pub static ASCII_CLASS: [u8; 256] = build_table();
 
 /// Whether byte `b` has any of the class flags in `mask`.
 #[inline]
-pub fn is(b: u8, mask: u8) -> bool {
+pub const fn is(b: u8, mask: u8) -> bool {
     ASCII_CLASS[b as usize] & mask != 0
 }
 

@@ -428,16 +428,30 @@ pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
     if body.is_empty() || body.len() > 253 {
         return false;
     }
-    body.split(|&c| c == b'.').all(|label| {
-        let n = label.len();
-        (1..=63).contains(&n)
-            && label.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
-            && label[0] != b'-'
-            && label[n - 1] != b'-'
-            // Any `--` in the third and fourth positions (every `xn--` label among them)
-            // goes to the slow path, where an A-label is validated by decoding it.
-            && !(n >= 4 && label[2] == b'-' && label[3] == b'-')
-    })
+    // One pass: letters, digits and hyphens, each label checked at its dot.
+    let mut start = 0;
+    for (i, &c) in body.iter().enumerate() {
+        if c == b'.' {
+            if !is_ldh_label_shape(&body[start..i]) {
+                return false;
+            }
+            start = i + 1;
+        } else if !(c.is_ascii_alphanumeric() || c == b'-') {
+            return false;
+        }
+    }
+    is_ldh_label_shape(&body[start..])
+}
+
+/// Whether a label of letters, digits and hyphens has 1–63 octets, no hyphen first or last,
+/// and no `--` in the third and fourth positions (every `xn--` label among them goes to the
+/// slow path, where an A-label is validated by decoding it).
+fn is_ldh_label_shape(label: &[u8]) -> bool {
+    let n = label.len();
+    (1..=63).contains(&n)
+        && label[0] != b'-'
+        && label[n - 1] != b'-'
+        && !(n >= 4 && label[2] == b'-' && label[3] == b'-')
 }
 
 /// The slow path of [`dns_host`]: percent-decoding, UTS #46, length and `ireg-name` checks.

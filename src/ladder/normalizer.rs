@@ -365,7 +365,7 @@ impl Normalizer {
         let Some(rules) = self.rules_in_force() else {
             return true;
         };
-        if glance(record, shape).is_some_and(|g| rules.leave_at_a_glance(&g)) {
+        if rules.leave_at_a_glance(&glance(record, shape)) {
             return true;
         }
         let Ok(view) = IriRef::split_valid(record) else {
@@ -652,28 +652,22 @@ impl Normalizer {
     }
 }
 
-/// What the protocol rules' sieve needs to see of a record the fast path took, when its
-/// authority (if any) has neither userinfo nor an IP literal (the fast path takes neither
-/// above the string rung).
-fn glance(record: &str, shape: Shape) -> Option<Glance<'_>> {
-    let host = match shape.authority {
-        Some((start, end)) => Some(plain_host_and_port(&record[start..end])?.0),
-        None => None,
-    };
-    Some(Glance {
+/// What the protocol rules' sieve needs to see of a record the fast path took.
+fn glance(record: &str, shape: Shape) -> Glance<'_> {
+    Glance {
         scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
-        host,
+        host: shape
+            .authority
+            .map(|(start, _)| &record[start..shape.host_end]),
         rest: &record[shape.path..shape.len],
         fragment: shape.fragment,
-    })
+    }
 }
 
-/// The pieces of the SURT of a record the fast path took, when it has an authority with
-/// neither userinfo nor an IP literal (the fast path takes neither above the string rung;
-/// `None` lets the SURT writer parse the record instead).
+/// The pieces of the SURT of a record the fast path took, if it has an authority.
 fn surt_parts(record: &str, shape: Shape) -> Option<surt::SurtParts<'_>> {
     let (start, end) = shape.authority?;
-    let (host, port) = plain_host_and_port(&record[start..end])?;
+    let host = &record[start..shape.host_end];
     Some(surt::SurtParts {
         scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
         host,
@@ -682,25 +676,9 @@ fn surt_parts(record: &str, shape: Shape) -> Option<surt::SurtParts<'_>> {
         } else {
             HostKind::RegName
         },
-        port,
+        plain_host: shape.ldh_host,
+        port: record.get(shape.host_end + 1..end),
         rest: &record[shape.path..shape.len],
-    })
-}
-
-/// An authority split at its port's `:`, when it has neither userinfo nor an IP literal.
-fn plain_host_and_port(authority: &str) -> Option<(&str, Option<&str>)> {
-    // Authorities are short: one plain loop over the bytes.
-    let mut colon = None;
-    for (i, b) in authority.bytes().enumerate() {
-        match b {
-            b'@' | b'[' => return None,
-            b':' if colon.is_none() => colon = Some(i),
-            _ => {}
-        }
-    }
-    Some(match colon {
-        Some(i) => (&authority[..i], Some(&authority[i + 1..])),
-        None => (authority, None),
     })
 }
 

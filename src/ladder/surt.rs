@@ -112,6 +112,7 @@ fn write_surt_of_view(view: &IriRef<'_>, options: SurtOptions, out: &mut String)
         scheme: view.scheme(),
         host: view.host().unwrap_or(""),
         host_kind: view.host_kind(),
+        plain_host: false,
         port: view.port(),
         rest: view.path_query_fragment(),
     };
@@ -125,6 +126,8 @@ pub(crate) struct SurtParts<'a> {
     /// The host (empty for `file:///p`), and what kind it is.
     pub(crate) host: &'a str,
     pub(crate) host_kind: HostKind,
+    /// The host is known to hold only `a-z 0-9 - .` (nothing to escape or lowercase).
+    pub(crate) plain_host: bool,
     /// The port without its `:`, if any (possibly empty).
     pub(crate) port: Option<&'a str>,
     /// The path, query and fragment, as the key writes them.
@@ -148,8 +151,9 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     let host_start = out.len();
     let host = parts.host;
     match parts.host_kind {
+        HostKind::RegName if parts.plain_host => push_reversed_labels(host, true, out),
         HostKind::RegName if !host.is_empty() => {
-            push_reversed_labels(host, out);
+            push_reversed_labels(host, false, out);
             // RFC 3987 §5.3.2.1: the rungs lowercase only a host that is ASCII once decoded;
             // one that is not keeps its case in the key, and so in the SURT, or two hosts
             // the ladder keeps apart (`A%C3%A9`, `a%C3%A9`) would share a SURT.
@@ -192,10 +196,10 @@ fn push_cased(key: &str, options: SurtOptions, out: &mut String) {
 }
 
 /// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
-/// it. One pass from the end over the bytes (hosts are short): `.` is ASCII, so every cut is
+/// it (`plain`: the host is known to need no escapes). One pass from the end over the bytes (hosts are short): `.` is ASCII, so every cut is
 /// on a character boundary.
-fn push_reversed_labels(host: &str, out: &mut String) {
-    let plain = !host.bytes().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
+fn push_reversed_labels(host: &str, plain: bool, out: &mut String) {
+    let plain = plain || !host.bytes().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
     let mut end = host.len();
     for (i, b) in host.bytes().enumerate().rev() {
         if b == b'.' {

@@ -135,10 +135,22 @@ pub(super) fn is_lowercase_ldh_host(b: &[u8]) -> bool {
     host::is_valid_ldh_host(b) && !b.iter().any(u8::is_ascii_uppercase)
 }
 
+/// Where an authority the fast path takes ends, and where its host does (the host is never
+/// preceded by userinfo: the fast path leaves userinfo to the full ladder).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct AuthorityEnds {
+    /// The end of the host: the port's `:`, or the end of the authority.
+    pub(super) host: usize,
+    /// The end of the authority.
+    pub(super) end: usize,
+    /// The host is a lowercase LDH name (or empty): letters, digits, `-` and `.` only.
+    pub(super) ldh: bool,
+}
+
 impl FastPath {
-    /// The end of the authority that starts at `start` (after its `//`), if it is valid
-    /// and written as the rung writes it under the checks of the scheme's row `rule`, if
-    /// any ([`FastScheme::of`]).
+    /// The authority that starts at `start` (after its `//`), if it is valid and written
+    /// as the rung writes it under the checks of the scheme's row `rule`, if any
+    /// ([`FastScheme::of`]): where it ends, and where its host does.
     #[inline(always)]
     pub(super) fn authority<L: Blocks>(
         &self,
@@ -146,9 +158,9 @@ impl FastPath {
         b: &[u8],
         start: usize,
         rule: Option<&'static SchemeRule>,
-    ) -> Option<usize> {
+    ) -> Option<AuthorityEnds> {
         let row = rule.and_then(|r| FastScheme::of(r).row_checks());
-        let end = match row {
+        let ends = match row {
             Some(r) if r.dns_host => self.dns_authority(lanes, b, start, r.row, r.no_localhost)?,
             _ => {
                 let (end, acc) = scan_to_stop(b, start, &HOST_CLASS, H_END);
@@ -158,14 +170,20 @@ impl FastPath {
                 if row.is_some_and(|r| r.no_localhost) && is_localhost(b, start) {
                     return None;
                 }
-                end
+                let host = b[start..end].iter().position(|&c| c == b':');
+                AuthorityEnds {
+                    host: host.map_or(end, |k| start + k),
+                    end,
+                    ldh: false,
+                }
             }
         };
+        let end = ends.end;
         let empty_path = || matches!(b.get(end), None | Some(b'?' | b'#' | b'\n'));
         if row.is_some_and(|r| r.empty_path_is_slash) && empty_path() {
             return None;
         }
-        Some(end)
+        Some(ends)
     }
 
     /// For a scheme whose hosts are DNS names (scheme rung): the end of the authority that
@@ -182,7 +200,7 @@ impl FastPath {
         start: usize,
         row: &SchemeRule,
         no_localhost: bool,
-    ) -> Option<usize> {
+    ) -> Option<AuthorityEnds> {
         let (not_ldh, dot, hyphen) = host_bits(lanes, b, start);
         if not_ldh == 0 {
             // A host of 64 bytes or more: the full ladder.
@@ -210,7 +228,11 @@ impl FastPath {
         if no_localhost && host_len == 9 && b[start..end].starts_with(b"localhost") {
             return None;
         }
-        Some(end)
+        Some(AuthorityEnds {
+            host: start + host_len,
+            end,
+            ldh: true,
+        })
     }
 
     /// Whether the authority `a` (without its `//`) of a scheme without a DNS rule is valid
@@ -279,7 +301,7 @@ mod tests {
         ] {
             let b = format!("{prefix}{a}");
             let (b, at) = (b.as_bytes(), prefix.len());
-            let minus = |e: Option<usize>| e.map(|e| e - at);
+            let minus = |e: Option<AuthorityEnds>| e.map(|e| e.end - at);
             answers.push(minus(f.dns_authority(Scalar, b, at, rule, false)));
             #[cfg(target_arch = "x86_64")]
             {
@@ -344,7 +366,7 @@ mod tests {
     fn the_rows_checks_apply_to_the_authority() {
         let f = FastPath::new(&Options::default());
         let checks = |name: &str| lookup(name);
-        let end = |a: &str, row| f.authority(Scalar, a.as_bytes(), 0, row);
+        let end = |a: &str, row| f.authority(Scalar, a.as_bytes(), 0, row).map(|e| e.end);
         assert_eq!(end("localhost/", checks("http")), Some(9));
         assert_eq!(end("localhost/", checks("file")), None);
         assert_eq!(end("localhost:1/", checks("file")), None);

@@ -188,8 +188,13 @@ pub(crate) struct Shape {
     pub(crate) len: usize,
     /// Where the text after the scheme's `:` starts (0 without a scheme).
     pub(crate) after_scheme: usize,
-    /// The authority, without its `//`, when there is one: its start and end.
+    /// The authority, without its `//`, when there is one: its start and end. It has no
+    /// userinfo and no IP literal above the string rung (the full ladder takes those).
     pub(crate) authority: Option<(usize, usize)>,
+    /// Where the host ends (the port's `:`, or the end of the authority).
+    pub(crate) host_end: usize,
+    /// The host is a lowercase LDH name or empty (`a-z 0-9 - .` only).
+    pub(crate) ldh_host: bool,
     /// Where the path starts (the path, query and fragment run from here to the end).
     pub(crate) path: usize,
     /// Whether the record has a fragment.
@@ -334,11 +339,12 @@ impl FastPath {
         let head = self.head(s)?;
         let mut pos = head.pos;
         let has_authority = b[pos..].starts_with(b"//");
-        let mut authority = None;
+        let (mut authority, mut host_end, mut ldh_host) = (None, pos, false);
         if has_authority {
-            let end = self.authority(lanes, b, pos + 2, head.row)?;
-            authority = Some((pos + 2, end));
-            pos = end;
+            let ends = self.authority(lanes, b, pos + 2, head.row)?;
+            authority = Some((pos + 2, ends.end));
+            (host_end, ldh_host) = (ends.host, ends.ldh);
+            pos = ends.end;
         }
         let tail = tail::scan_tail(lanes, b, pos)?;
         if !self.tail_ok(s, pos, tail, head.absolute, has_authority) {
@@ -348,6 +354,8 @@ impl FastPath {
             len: tail.end,
             after_scheme: head.pos,
             authority,
+            host_end,
+            ldh_host,
             path: pos,
             fragment: tail.hash,
         })
