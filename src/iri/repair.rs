@@ -270,7 +270,15 @@ fn first_needing_repair(s: &[u8], brackets: bool) -> Option<usize> {
             i += 1;
             continue;
         }
-        if chars::is(b, FORBIDDEN_PRINTABLE) || (b == b'%' && !is_pct_triplet(s, i)) {
+        if b == b'%' {
+            if !is_pct_triplet(s, i) {
+                return Some(i);
+            }
+            // Past its two hex digits.
+            i += 3;
+            continue;
+        }
+        if chars::is(b, FORBIDDEN_PRINTABLE) {
             return Some(i);
         }
         if brackets && (b == b'[' || b == b']') {

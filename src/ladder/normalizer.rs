@@ -400,16 +400,9 @@ impl Normalizer {
         if self.options.form == Form::Surt {
             return (0, 0);
         }
-        let b = rest.as_bytes();
-        let (mut at, mut lines) = (0, 0);
-        while let Some(n) = rest.get(at..).and_then(|r| self.canonical_line(r)) {
-            if n > max_line || b.get(at + n) != Some(&b'\n') {
-                break;
-            }
-            at += n + 1;
-            lines += 1;
-        }
-        (at, lines)
+        self.fast.take_lines(rest, max_line, |record, shape| {
+            self.rules_keep(record, shape)
+        })
     }
 
     /// The keys of the run of lines at the start of `rest` that the fast path takes and
@@ -426,25 +419,21 @@ impl Normalizer {
         max_line: usize,
         out: &mut String,
     ) -> (usize, u64, u64) {
-        let (mut at, mut lines, mut changed) = (0, 0, 0);
+        let mut changed = 0;
         if self.options.form != Form::Surt || !self.rewrites {
             // Copied through instead, or not taken at all.
-            return (at, lines, changed);
+            return (0, 0, changed);
         }
-        let b = rest.as_bytes();
-        while let Some(shape) = rest.get(at..).and_then(|r| self.fast.shape_of_line(r)) {
-            let record = &rest[at..at + shape.len];
-            let whole = shape.len <= max_line && b.get(at + shape.len) == Some(&b'\n');
-            if !whole || !self.rules_keep(record, shape) {
-                break;
+        let (at, lines) = self.fast.take_lines(rest, max_line, |record, shape| {
+            if !self.rules_keep(record, shape) {
+                return false;
             }
             let start = out.len();
             self.write_own_form(record, shape, out);
             changed += u64::from(&out[start..] != record);
             out.push('\n');
-            at += shape.len + 1;
-            lines += 1;
-        }
+            true
+        });
         (at, lines, changed)
     }
 
@@ -661,6 +650,7 @@ fn glance(record: &str, shape: Shape) -> Glance<'_> {
             .map(|(start, _)| &record[start..shape.host_end]),
         rest: &record[shape.path..shape.len],
         fragment: shape.fragment,
+        marks: shape.marks,
     }
 }
 

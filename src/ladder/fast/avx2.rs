@@ -138,6 +138,11 @@ impl Blocks for Avx2 {
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         vector::host_masks::<V256>(b, i)
     }
+
+    #[inline(always)]
+    fn marks(self, b: &[u8], i: usize) -> u32 {
+        vector::marks::<V256>(b, i)
+    }
 }
 
 #[cfg(test)]

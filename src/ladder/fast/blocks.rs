@@ -49,6 +49,9 @@ pub(super) trait Blocks: Copy {
     fn tail_masks(self, b: &[u8], i: usize) -> TailMasks;
     /// The [`HostMasks`] of the block of `b` at `i`.
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks;
+    /// The `?` and `;` of the block of `b` at `i`: where a query or a path parameter may
+    /// start, which the protocol rules' sieve looks for.
+    fn marks(self, b: &[u8], i: usize) -> u32;
 }
 
 /// The `N` bytes of `b` from `i` where the text runs out before their end: the rest of the

@@ -3,34 +3,51 @@
 //! engine one call ([`crate::stream::Operation::pass_through_lines`]).
 
 use super::blocks::Blocks;
-use super::{FastPath, Task};
+use super::{FastPath, Shape, Task};
 
-/// The task of [`FastPath::accepts_lines`]: the run of lines at the start of `rest`.
-pub(super) struct Lines<'a> {
+/// The task of [`FastPath::accepts_lines`] and [`FastPath::take_lines`]: the run of lines at
+/// the start of `rest`, each also offered to `take`.
+pub(super) struct Lines<'a, F> {
     pub(super) fast: &'a FastPath,
     pub(super) rest: &'a str,
     pub(super) max_line: usize,
+    pub(super) take: F,
 }
 
-impl Task for Lines<'_> {
+impl<F: FnMut(&str, Shape) -> bool> Task for Lines<'_, F> {
     type Output = (usize, u64);
 
     #[inline(always)]
     fn run<L: Blocks>(self, lanes: L) -> (usize, u64) {
-        self.fast.lines_with(lanes, self.rest, self.max_line)
+        let (fast, rest, max_line) = (self.fast, self.rest, self.max_line);
+        if fast.find_marks {
+            fast.lines_with::<L, true>(lanes, rest, max_line, self.take)
+        } else {
+            fast.lines_with::<L, false>(lanes, rest, max_line, self.take)
+        }
     }
 }
 
 impl FastPath {
-    /// The body of [`FastPath::accepts_lines`], with the masks of `lanes`.
+    /// The body of [`FastPath::take_lines`], with the masks of `lanes`.
     #[inline(always)]
-    fn lines_with<L: Blocks>(&self, lanes: L, rest: &str, max_line: usize) -> (usize, u64) {
+    fn lines_with<L: Blocks, const MARKS: bool>(
+        &self,
+        lanes: L,
+        rest: &str,
+        max_line: usize,
+        mut take: impl FnMut(&str, Shape) -> bool,
+    ) -> (usize, u64) {
         let (mut at, mut lines) = (0, 0);
         let b = rest.as_bytes();
         // `at` follows a line feed, so slicing there is on a char boundary.
         while let Some(line) = rest.get(at..) {
-            match self.scan_with(lanes, line) {
-                Some(shape) if shape.len <= max_line && b.get(at + shape.len) == Some(&b'\n') => {
+            match self.scan_with::<L, MARKS>(lanes, line) {
+                Some(shape)
+                    if shape.len <= max_line
+                        && b.get(at + shape.len) == Some(&b'\n')
+                        && take(&line[..shape.len], shape) =>
+                {
                     at += shape.len + 1;
                     lines += 1;
                 }

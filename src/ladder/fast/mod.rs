@@ -175,7 +175,11 @@ impl Task for Line<'_> {
 
     #[inline(always)]
     fn run<L: Blocks>(self, lanes: L) -> Option<Shape> {
-        self.fast.scan_with(lanes, self.s)
+        if self.fast.find_marks {
+            self.fast.scan_with::<L, true>(lanes, self.s)
+        } else {
+            self.fast.scan_with::<L, false>(lanes, self.s)
+        }
     }
 }
 
@@ -195,6 +199,9 @@ pub(crate) struct Shape {
     pub(crate) host_end: usize,
     /// The host is a lowercase LDH name or empty (`a-z 0-9 - .` only).
     pub(crate) ldh_host: bool,
+    /// The path, query or fragment holds a `?` or a `;` (always `true` unless the fast path
+    /// looks for them: where protocol rules run).
+    pub(crate) marks: bool,
     /// Where the path starts (the path, query and fragment run from here to the end).
     pub(crate) path: usize,
     /// Whether the record has a fragment.
@@ -225,6 +232,8 @@ pub(crate) struct FastPath {
     /// The bits of the authority's byte classes that a host without a DNS rule must not
     /// have.
     host_mask: u8,
+    /// Whether the scan looks for `?` and `;` ([`Shape::marks`]): where protocol rules run.
+    find_marks: bool,
     /// The backend of the masks.
     backend: Backend,
 }
@@ -258,6 +267,7 @@ impl FastPath {
             } else {
                 authority::H_NOT_LOWER_REG
             },
+            find_marks: o.level == Level::Protocol && o.rules.is_some(),
             backend: Backend::detect(),
         }
     }
@@ -315,6 +325,18 @@ impl FastPath {
     /// and end in a line feed alone (not CRLF), line feeds included, and how many lines
     /// that is (the engine's `Operation::pass_through_lines`).
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        self.take_lines(rest, max_line, |_, _| true)
+    }
+
+    /// [`FastPath::accepts_lines`] for the lines that `take` also takes: it is called with
+    /// each line that passes (without its line feed) and its [`Shape`], in order, until it
+    /// says `false`. One loop, in the backend, for the whole run.
+    pub(crate) fn take_lines(
+        &self,
+        rest: &str,
+        max_line: usize,
+        take: impl FnMut(&str, Shape) -> bool,
+    ) -> (usize, u64) {
         if !self.enabled {
             return (0, 0);
         }
@@ -322,13 +344,14 @@ impl FastPath {
             fast: self,
             rest,
             max_line,
+            take,
         })
     }
 
     /// Whether the record at the start of `s` passes, with the masks of `lanes`: its length
     /// if so (see [`FastPath::accepts_line`]).
     #[inline(always)]
-    fn scan_with<L: Blocks>(&self, lanes: L, s: &str) -> Option<Shape> {
+    fn scan_with<L: Blocks, const MARKS: bool>(&self, lanes: L, s: &str) -> Option<Shape> {
         let b = s.as_bytes();
         if matches!(b.first(), None | Some(b'\n')) {
             // An empty record is an error.
@@ -346,7 +369,7 @@ impl FastPath {
             (host_end, ldh_host) = (ends.host, ends.ldh);
             pos = ends.end;
         }
-        let tail = tail::scan_tail(lanes, b, pos)?;
+        let tail = tail::scan_tail::<L, MARKS>(lanes, b, pos)?;
         if !self.tail_ok(s, pos, tail, head.absolute, has_authority) {
             return None;
         }
@@ -356,6 +379,7 @@ impl FastPath {
             authority,
             host_end,
             ldh_host,
+            marks: tail.marks,
             path: pos,
             fragment: tail.hash,
         })

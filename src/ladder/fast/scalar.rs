@@ -33,6 +33,15 @@ pub(super) fn tail_special(c: &[u8]) -> u32 {
     m.bad | m.rare | m.dot
 }
 
+/// The `?` and `;` of a block of up to 32 bytes.
+pub(super) fn marks(c: &[u8]) -> u32 {
+    let mut m = 0;
+    for (k, &b) in c.iter().enumerate() {
+        m |= u32::from(b == b'?' || b == b';') << k;
+    }
+    m
+}
+
 /// [`HostMasks`] of a block of up to 32 bytes.
 pub(super) fn host_masks(c: &[u8]) -> HostMasks {
     let mut m = HostMasks::default();
@@ -71,6 +80,10 @@ impl Blocks for Scalar {
 
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         host_masks(&block::<16>(b, i))
+    }
+
+    fn marks(self, b: &[u8], i: usize) -> u32 {
+        marks(&block::<16>(b, i))
     }
 }
 

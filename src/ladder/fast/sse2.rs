@@ -98,6 +98,11 @@ impl Blocks for Sse2 {
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         vector::host_masks::<V128>(b, i)
     }
+
+    #[inline(always)]
+    fn marks(self, b: &[u8], i: usize) -> u32 {
+        vector::marks::<V128>(b, i)
+    }
 }
 
 #[cfg(test)]

@@ -24,18 +24,28 @@ pub(super) struct Tail {
     /// A `.` starts a segment: first in the path, or after a `/` (a dot segment may be
     /// there; a `.` in the query after a `/` counts too).
     pub(super) dots: bool,
+    /// It holds a `?` or a `;`, or the scan was not asked to tell.
+    pub(super) marks: bool,
 }
 
-/// Scans the path, query and fragment that start at `from`, to the end of the record.
-/// `None` when a byte that no component allows raw comes before the line feed (a carriage
-/// return just before it excepted), or when there is a second `#`.
+/// Scans the path, query and fragment that start at `from`, to the end of the record, and
+/// with `MARKS` looks for `?` and `;` on the way. `None` when a byte that no component
+/// allows raw comes before the line feed (a carriage return just before it excepted), or
+/// when there is a second `#`.
 #[inline(always)]
-pub(super) fn scan_tail<L: Blocks>(lanes: L, b: &[u8], from: usize) -> Option<Tail> {
+pub(super) fn scan_tail<L: Blocks, const MARKS: bool>(
+    lanes: L,
+    b: &[u8],
+    from: usize,
+) -> Option<Tail> {
     let mut i = from;
-    let (mut rare, mut dots) = (0u32, 0u32);
+    let (mut rare, mut dots, mut marks) = (0u32, 0u32, 0u32);
     let end = loop {
         if lanes.tail_special(b, i) == 0 {
             // Ordinary characters only (the common case).
+            if MARKS {
+                marks |= lanes.marks(b, i);
+            }
             i += L::WIDTH;
             continue;
         }
@@ -48,6 +58,9 @@ pub(super) fn scan_tail<L: Blocks>(lanes: L, b: &[u8], from: usize) -> Option<Ta
             u32::MAX
         };
         rare |= m.rare & keep;
+        if MARKS {
+            marks |= lanes.marks(b, i) & keep;
+        }
         dots |= ((m.slash << 1) | carry) & m.dot & keep;
         if m.bad != 0 {
             break i + m.bad.trailing_zeros() as usize;
@@ -65,6 +78,7 @@ pub(super) fn scan_tail<L: Blocks>(lanes: L, b: &[u8], from: usize) -> Option<Ta
         hash: false,
         high: false,
         dots: dots != 0,
+        marks: !MARKS || marks != 0,
     };
     if rare != 0 {
         // '%', '#' or non-ASCII: which ones, and not two '#'.
@@ -88,7 +102,7 @@ pub(super) fn ends_crlf(b: &[u8], i: usize) -> bool {
 
 /// The plain form of [`scan_tail`], kept as the reference it is tested against.
 #[cfg(test)]
-pub(super) fn scan_tail_reference(b: &[u8], from: usize) -> Option<Tail> {
+pub(super) fn scan_tail_reference(b: &[u8], from: usize, find_marks: bool) -> Option<Tail> {
     let end = b[from..]
         .iter()
         .position(|&c| c < 0x80 && super::scalar::is_bad(c))
@@ -106,6 +120,7 @@ pub(super) fn scan_tail_reference(b: &[u8], from: usize) -> Option<Tail> {
         hash: t.contains(&b'#'),
         high: !t.is_ascii(),
         dots: t.first() == Some(&b'.') || t.windows(2).any(|w| w == b"/."),
+        marks: !find_marks || t.contains(&b'?') || t.contains(&b';'),
     })
 }
 

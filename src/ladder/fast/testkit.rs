@@ -64,6 +64,7 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
                 "{at}"
             );
             assert_eq!(lanes.host_masks(b, i), scalar::host_masks(bytes), "{at}");
+            assert_eq!(lanes.marks(b, i), scalar::marks(bytes), "{at}");
         }
     };
     for x in 0..=255u8 {
@@ -92,8 +93,13 @@ pub(super) fn tail_scans_agree_with_the_reference<L: Blocks + std::fmt::Debug>(l
             };
             for from in [0, len / 4, len / 2, len] {
                 assert_eq!(
-                    scan_tail(lanes, &bytes, from),
-                    scan_tail_reference(&bytes, from),
+                    scan_tail::<_, false>(lanes, &bytes, from),
+                    scan_tail_reference(&bytes, from, false),
+                    "{lanes:?} {bytes:?} from {from}"
+                );
+                assert_eq!(
+                    scan_tail::<_, true>(lanes, &bytes, from),
+                    scan_tail_reference(&bytes, from, true),
                     "{lanes:?} {bytes:?} from {from}"
                 );
             }

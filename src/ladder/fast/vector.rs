@@ -80,6 +80,13 @@ pub(super) fn tail_masks<V: Vector>(b: &[u8], i: usize) -> TailMasks {
     }
 }
 
+/// [`super::blocks::Blocks::marks`] with vectors of type `V`.
+#[inline(always)]
+pub(super) fn marks<V: Vector>(b: &[u8], i: usize) -> u32 {
+    let v = V::load(b, i);
+    eq_byte(v, b'?').or(eq_byte(v, b';')).bits()
+}
+
 /// [`super::blocks::Blocks::host_masks`] with vectors of type `V`.
 #[inline(always)]
 pub(super) fn host_masks<V: Vector>(b: &[u8], i: usize) -> HostMasks {

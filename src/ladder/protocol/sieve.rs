@@ -76,6 +76,8 @@ pub(crate) struct Glance<'a> {
     pub(crate) rest: &'a str,
     /// Whether the key has a fragment.
     pub(crate) fragment: bool,
+    /// Whether the rest may hold a `?` or a `;` (`false` only where it holds neither).
+    pub(crate) marks: bool,
 }
 
 impl Sieve {
@@ -136,7 +138,7 @@ impl Sieve {
         if self.http && g.scheme.is_some_and(|s| s.eq_ignore_ascii_case("http")) {
             return false;
         }
-        if !self.query && !self.path_params {
+        if !g.marks || (!self.query && !self.path_params) {
             return true;
         }
         // The path ends at the first `?` or `#`; the query, if any, at the next `#`.
@@ -206,6 +208,7 @@ mod tests {
             host: v.host().filter(|_| v.authority().is_some()),
             rest: v.path_query_fragment(),
             fragment: v.fragment().is_some(),
+            marks: true,
         }
     }
 
@@ -276,6 +279,7 @@ mod tests {
             host: Some(host),
             rest,
             fragment,
+            marks: true,
         };
         assert!(crawler.passes(&g("/a/b", "example.com", false)));
         assert!(crawler.passes(&g("/a/b", "www.example.com", false)));
