@@ -7,8 +7,15 @@
 # target/callgrind.out.irinorm) for callgrind_annotate or kcachegrind; CG_REUSE=1 lists
 # an existing profile again without running valgrind.
 #
+# With CG_MODES (mode names of benches/inputs.sh, space-separated, or `all`), it counts
+# instead the total instructions of `irinorm normalize --threads 1` in each mode over the
+# mode's input made at CG_MODES_MB MB (default 2), next to ada-url (the peer_ada program)
+# and the floor over the same input file, one table row per mode; no profile is kept.
+#
 #   benches/callgrind.sh
 #   CG_MB=5 CG_TOP=40 CG_ARGS="--level syntax" benches/callgrind.sh
+#   CG_MODES=all benches/callgrind.sh
+#   CG_MODES="uri noncanonical iri-heavy" CG_MODES_MB=1 benches/callgrind.sh
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -19,25 +26,56 @@ corpora=${E2E_CORPORA:-$root/../shared/corpora}
 out=${CG_OUT:-$root/target/callgrind.out.irinorm}
 args=${CG_ARGS:---level scheme --form uri}
 
+modes=${CG_MODES:-}
+# shellcheck source=benches/inputs.sh
+. "$root/benches/inputs.sh"
+[ "$modes" = all ] && modes=$bench_modes_all
+bench_check_modes callgrind "$modes" || exit 2
+
 command -v valgrind >/dev/null || { echo "callgrind: valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
-shopt -s nullglob
-files=("$corpora"/*.txt)
-shopt -u nullglob
-[ ${#files[@]} -gt 0 ] || { echo "callgrind: no *.txt corpus in $corpora" >&2; exit 2; }
+compgen -G "$corpora/*.txt" >/dev/null || { echo "callgrind: no *.txt corpus in $corpora" >&2; exit 2; }
 
 cargo build --release --quiet --bin irinorm
 bin=${CARGO_TARGET_DIR:-$root/target}/release/irinorm
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/irinorm-cg.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-for f in "${files[@]}"; do
-    cat "$f"
-    if [ -s "$f" ] && [ "$(tail -c 1 "$f" | od -An -tx1 | tr -d ' ')" != 0a ]; then echo; fi
-done >"$tmp/once.txt"
-once=$(stat -c %s "$tmp/once.txt")
-reps=$(((mb * 1000000 + once - 1) / once))
-for _ in $(seq "$reps"); do cat "$tmp/once.txt"; done >"$tmp/input.txt"
-echo "callgrind: input $(stat -c %s "$tmp/input.txt") bytes, $(wc -l <"$tmp/input.txt") lines (corpora x $reps)"
+
+# The total instructions of one program (the words of $1) over the file $2.
+instructions() {
+    # shellcheck disable=SC2086 # the command is split on purpose
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null $1 "$2" >/dev/null 2>"$tmp/log.count"
+    grep -E '^==[0-9]+== Collected' "$tmp/log.count" | awk '{ print $NF }'
+}
+
+# The instructions per mode: irinorm over each mode's input, ada-url and the floor over the
+# same file (counted once per input).
+if [ -n "$modes" ]; then
+    cargo build --release --quiet -p irinorm-bench --bins
+    mb=${CG_MODES_MB:-2}
+    declare -A ada floor
+    echo "| mode, input | bytes | irinorm instructions | per byte | ada-url instructions | floor instructions | irinorm / ada-url | irinorm / floor |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    for m in $modes; do
+        inp=${bench_mode_input[$m]}
+        file=$tmp/$inp.txt
+        if [ -z "${ada[$inp]+x}" ]; then
+            bench_make_input "$inp" "$mb" "$tmp" || exit 2
+            ada[$inp]=$(instructions "${bin%/*}/peer_ada" "$file")
+            floor[$inp]=$(instructions "${bin%/*}/floor" "$file")
+        fi
+        n=$(instructions "$bin normalize --threads 1 ${bench_mode_args[$m]}" "$file")
+        awk -v m="$m" -v a="${bench_mode_args[$m]}" -v i="${bench_input_about[$inp]}" -v b="$(stat -c %s "$file")" \
+            -v n="$n" -v p="${ada[$inp]}" -v f="${floor[$inp]}" 'BEGIN {
+                printf "| %s (`%s`), %s | %d | %.0f | %.1f | %.0f | %.0f | %.3f | %.2f |\n",
+                    m, a, i, b, n, n / b, p, f, n / p, n / f }'
+    done
+    exit 0
+fi
+
+bench_make_input real "$mb" "$tmp" || exit 2
+mv "$tmp/real.txt" "$tmp/input.txt"
+echo "callgrind: input $(stat -c %s "$tmp/input.txt") bytes, $(wc -l <"$tmp/input.txt") lines ($(cat "$tmp/real.about"))"
 echo "callgrind: $bin normalize --threads 1 $args"
 
 if [ "${CG_REUSE:-0}" = 1 ] && [ -s "$out" ]; then
@@ -104,9 +142,7 @@ if [ "${CG_PEERS:-1}" = 1 ]; then
         if [ $prog = irinorm ]; then
             n=$total
         else
-            valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$prog" \
-                "${bin%/*}/$prog" "$tmp/input.txt" >/dev/null 2>"$tmp/log.$prog"
-            n=$(grep -E '^==[0-9]+== Collected' "$tmp/log.$prog" | awk '{ print $NF }')
+            n=$(instructions "${bin%/*}/$prog" "$tmp/input.txt")
         fi
         awk -v p="$prog" -v n="$n" -v t="$total" -v b="$bytes" \
             'BEGIN { printf "| %s | %.0f | %.1f | %.3f |\n", p, n, n / b, t / n }'

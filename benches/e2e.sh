@@ -11,15 +11,38 @@
 # Reported per program: the median of each of wall time, CPU time (user + sys) and peak RSS
 # (GNU time: 10 ms resolution, so keep E2E_MB at 100 or more for the ratios to mean much).
 #
+# Modes (E2E_MODES): each mode is a set of `irinorm normalize` options over one input (the
+# list is in benches/inputs.sh). For each, irinorm runs with one thread and with all of
+# them, and the floor and ada-url (the peer_ada program) run over the same input file
+# (once per distinct input, shared by the modes over it); a second table gives, per mode,
+# irinorm 1 thread CPU / ada-url CPU and irinorm all threads wall / floor wall:
+#   uri           real URLs, --level scheme --form uri (the default; the programs
+#                 irinorm-1t and irinorm-all)
+#   iri           real URLs, --level scheme --form iri
+#   crawler       real URLs, --level protocol --profile crawler
+#   surt          real URLs, --level scheme --form surt
+#   jsonl         real URLs, --output jsonl (the default level and form)
+#   noncanonical  non-canonical real URLs (../shared/bench/make_noncanonical.py over the real
+#                 input: uppercase scheme and host, default port, "/./"), the default mode
+#   iri-heavy     IRIs with hosts and paths in 28 scripts, raw, percent-encoded and as A-labels
+#                 (benches/make_iri_heavy.py, repeated), the default mode
+# The programs and modes run under names of their own: irinorm-1t-MODE, irinorm-all-MODE,
+# floor-INPUT and ada-url-INPUT (for the real input: irinorm-1t, irinorm-all, floor, ada-url).
+#
 #   benches/e2e.sh                      # 200 MB, 3 runs each
 #   E2E_MB=50 E2E_RUNS=5 benches/e2e.sh
 #   E2E_ONLY="irinorm-1t ada-url" benches/e2e.sh   # a subset of the programs
 #   E2E_THREADS="4 8 16" benches/e2e.sh             # also irinorm-tN-null: N threads, /dev/null
+#   E2E_MODES="iri crawler noncanonical" benches/e2e.sh  # these modes (and nothing else)
+#   E2E_MODES=all E2E_ONLY=all benches/e2e.sh          # every mode and every program
 #
 # Environment: E2E_MB (default 200), E2E_RUNS (3), E2E_CORPORA (../shared/corpora),
-# E2E_ONLY (program names, space-separated), E2E_THREADS (thread counts for irinorm-tN-null,
+# E2E_ONLY (program names, space-separated; `all` for every one; by default every program
+# when E2E_MODES is empty, none otherwise), E2E_MODES (mode names, space-separated, or
+# `all`; default none), E2E_THREADS (thread counts for irinorm-tN-null,
 # each reported as a speed-up over irinorm-1t-null), E2E_NO_BUILD=1 (use the binaries as built),
-# E2E_TABLE (also write the Markdown to this file), TMPDIR (where the input is made).
+# E2E_TABLE (also write the Markdown to this file), TMPDIR (where the inputs are made),
+# BENCH_NONCANONICAL (the make_noncanonical.py script, default ../shared/bench/).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -27,18 +50,19 @@ root=$PWD
 mb=${E2E_MB:-200}
 runs=${E2E_RUNS:-3}
 corpora=${E2E_CORPORA:-$root/../shared/corpora}
-only=${E2E_ONLY:-}
+modes=${E2E_MODES:-}
 gnu_time=/usr/bin/time
+# shellcheck source=benches/inputs.sh
+. "$root/benches/inputs.sh"
+[ "$modes" = all ] && modes=$bench_modes_all
 
 case $mb$runs in *[!0-9]*) echo "e2e: E2E_MB and E2E_RUNS must be integers" >&2; exit 2 ;; esac
 if ! "$gnu_time" -f '%e' true >/dev/null 2>&1; then
     echo "e2e: GNU time is needed at $gnu_time (apt-get install time)" >&2
     exit 2
 fi
-shopt -s nullglob
-files=("$corpora"/*.txt)
-shopt -u nullglob
-if [ ${#files[@]} -eq 0 ]; then
+bench_check_modes e2e "$modes" || exit 2
+if ! compgen -G "$corpora/*.txt" >/dev/null; then
     echo "e2e: no *.txt corpus in $corpora (set E2E_CORPORA)" >&2
     exit 2
 fi
@@ -61,12 +85,45 @@ for t in ${E2E_THREADS:-}; do
     names+=("irinorm-t$t-null")
     cmd[irinorm-t$t-null]="$bin_dir/irinorm normalize --threads $t --level scheme --form uri"
 done
-if [ -n "$only" ]; then
-    for n in $only; do
-        [ -n "${cmd[$n]+x}" ] || { echo "e2e: unknown program $n (${names[*]})" >&2; exit 2; }
-    done
-    names=($only)
-fi
+only=${E2E_ONLY:-}
+[ -z "$only" ] && [ -n "$modes" ] && only=none
+case $only in
+    "" | all) ;;
+    none) names=() ;;
+    *)
+        for n in $only; do
+            [ -n "${cmd[$n]+x}" ] || { echo "e2e: unknown program $n (${names[*]})" >&2; exit 2; }
+        done
+        read -r -a names <<<"$only"
+        ;;
+esac
+
+# The programs of each mode (added to the list unless there already), and each program's
+# input (real unless said otherwise).
+declare -A input_of mode_1t mode_all mode_floor mode_ada
+add_program() { # name, input, command
+    input_of[$1]=$2
+    [ -n "${cmd[$1]+x}" ] || cmd[$1]=$3
+    local n
+    for n in "${names[@]}"; do [ "$n" = "$1" ] && return; done
+    names+=("$1")
+}
+for m in $modes; do
+    inp=${bench_mode_input[$m]}
+    suffix=-$m
+    [ "$m" = uri ] && suffix=
+    mode_1t[$m]=irinorm-1t$suffix
+    mode_all[$m]=irinorm-all$suffix
+    suffix=-$inp
+    [ "$inp" = real ] && suffix=
+    mode_floor[$m]=floor$suffix
+    mode_ada[$m]=ada-url$suffix
+    add_program "${mode_1t[$m]}" "$inp" "$bin_dir/irinorm normalize --threads 1 ${bench_mode_args[$m]}"
+    add_program "${mode_all[$m]}" "$inp" "$bin_dir/irinorm normalize ${bench_mode_args[$m]}"
+    add_program "${mode_floor[$m]}" "$inp" "$bin_dir/floor"
+    add_program "${mode_ada[$m]}" "$inp" "$bin_dir/peer_ada"
+done
+[ ${#names[@]} -gt 0 ] || { echo "e2e: nothing to run (E2E_ONLY, E2E_MODES)" >&2; exit 2; }
 
 if [ "${E2E_NO_BUILD:-0}" != 1 ]; then
     echo "e2e: building (release)..." >&2
@@ -80,24 +137,25 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/irinorm-e2e.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-# The input: the corpora, each ending in LF, repeated until at least $mb MB.
-for f in "${files[@]}"; do
-    cat "$f"
-    if [ -s "$f" ] && [ "$(tail -c 1 "$f" | od -An -tx1 | tr -d ' ')" != 0a ]; then echo; fi
-done >"$tmp/once.txt"
-once=$(stat -c %s "$tmp/once.txt")
-want=$((mb * 1000000))
-reps=$(((want + once - 1) / once))
-input=$tmp/input.txt
-for _ in $(seq "$reps"); do cat "$tmp/once.txt"; done >"$input"
-bytes=$(stat -c %s "$input")
-lines=$(wc -l <"$input")
-cat "$input" >/dev/null # into the page cache
-echo "e2e: input $input: $bytes bytes ($(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1e6}') MB), $lines lines, ${#files[@]} corpus files x $reps" >&2
+# The inputs the programs read, each at least $mb MB, in the page cache.
+declare -A bytes_of lines_of inputs_seen
+inputs=()
+for name in "${names[@]}"; do
+    inp=${input_of[$name]:-real}
+    input_of[$name]=$inp
+    [ -n "${inputs_seen[$inp]+x}" ] && continue
+    inputs_seen[$inp]=1
+    inputs+=("$inp")
+    bench_make_input "$inp" "$mb" "$tmp" || exit 2
+    bytes_of[$inp]=$(stat -c %s "$tmp/$inp.txt")
+    lines_of[$inp]=$(wc -l <"$tmp/$inp.txt")
+    cat "$tmp/$inp.txt" >/dev/null # into the page cache
+    echo "e2e: input $inp ($tmp/$inp.txt): ${bytes_of[$inp]} bytes, ${lines_of[$inp]} lines, $(cat "$tmp/$inp.about")" >&2
+done
 
 # One run: "wall user sys maxrss_kib" appended to $tmp/<name>.runs.
 run_once() {
-    local name=$1 out
+    local name=$1 out input=$tmp/${input_of[$1]}.txt lines=${lines_of[${input_of[$1]}]}
     if [[ $name == *-null ]]; then
         # shellcheck disable=SC2086 # the command is split on purpose
         if ! "$gnu_time" -f '%e %U %S %M' -o "$tmp/$name.time" ${cmd[$name]} "$input" >/dev/null 2>"$tmp/$name.err"; then
@@ -196,12 +254,38 @@ budget_lines() {
     done
 }
 
+# One row per mode: irinorm's ratios to ada-url and to the floor over the mode's input, and
+# the medians they come from.
+mode_rows() {
+    local m inp
+    [ -n "$modes" ] || return 0
+    echo
+    echo "Modes: irinorm with 1 thread and with all threads next to ada-url (\`peer_ada\`) and the floor, each over the same input file."
+    echo
+    echo "| mode, input | irinorm 1 thread CPU / ada-url CPU | irinorm all threads wall / floor wall | irinorm 1 thread CPU s | ada-url CPU s | irinorm all threads wall s | floor wall s |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    for m in $modes; do
+        inp=${bench_mode_input[$m]}
+        awk -v m="$m" -v a="${bench_mode_args[$m]}" -v i="${bench_input_about[$inp]}" \
+            -v c1="${cpu[${mode_1t[$m]}]}" -v ca="${cpu[${mode_ada[$m]}]}" \
+            -v wa="${wall[${mode_all[$m]}]}" -v wf="${wall[${mode_floor[$m]}]}" 'BEGIN {
+                printf "| %s (`%s`), %s | %s | %s | %.2f | %.2f | %.2f | %.2f |\n", m, a, i,
+                    (ca > 0 ? sprintf("%.3f", c1 / ca) : "–"), (wf > 0 ? sprintf("%.3f", wa / wf) : "–"),
+                    c1, ca, wa, wf }'
+    done
+}
+
 declare -A wall cpu rss
 {
-    echo "Input: $bytes bytes ($(awk -v b="$bytes" 'BEGIN{printf "%.1f", b/1e6}') MB), $lines lines (the *.txt files of ${corpora#"$root"/} x $reps); median of $runs runs; $(nproc) cores."
+    echo "Inputs (median of $runs runs; $(nproc) cores):"
     echo
-    echo "| program | command | wall s | MB/s | user s | sys s | CPU s | peak RSS MiB |"
-    echo "|---|---|---:|---:|---:|---:|---:|---:|"
+    for inp in "${inputs[@]}"; do
+        awk -v n="$inp" -v b="${bytes_of[$inp]}" -v l="${lines_of[$inp]}" -v a="$(cat "$tmp/$inp.about")" \
+            'BEGIN { printf "- %s: %d bytes (%.1f MB), %d lines (%s)\n", n, b, b / 1e6, l, a }'
+    done
+    echo
+    echo "| program | input | command | wall s | MB/s | user s | sys s | CPU s | peak RSS MiB |"
+    echo "|---|---|---|---:|---:|---:|---:|---:|---:|"
     for name in "${names[@]}"; do
         f=$tmp/$name.runs
         wall[$name]=$(median "$f" 1)
@@ -209,10 +293,12 @@ declare -A wall cpu rss
         rss[$name]=$(median "$f" 4)
         sink="into a pipe"
         [[ $name == *-null ]] && sink="to /dev/null"
-        awk -v n="$name" -v c="${cmd[$name]#"$root"/} FILE" -v k="$sink" -v w="${wall[$name]}" -v u="$(median "$f" 2)" \
-            -v s="$(median "$f" 3)" -v p="${cpu[$name]}" -v m="${rss[$name]}" -v b="$bytes" \
-            'BEGIN { printf "| %s | `%s` %s | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f |\n", n, c, k, w, (w > 0 ? b / 1e6 / w : 0), u, s, p, m / 1024 }'
+        inp=${input_of[$name]}
+        awk -v n="$name" -v i="$inp" -v c="${cmd[$name]#"$root"/} FILE" -v k="$sink" -v w="${wall[$name]}" -v u="$(median "$f" 2)" \
+            -v s="$(median "$f" 3)" -v p="${cpu[$name]}" -v m="${rss[$name]}" -v b="${bytes_of[$inp]}" \
+            'BEGIN { printf "| %s | %s | `%s` %s | %.2f | %.1f | %.2f | %.2f | %.2f | %.1f |\n", n, i, c, k, w, (w > 0 ? b / 1e6 / w : 0), u, s, p, m / 1024 }'
     done
+    mode_rows
     budget_rows
 } >"$tmp/table.md"
 

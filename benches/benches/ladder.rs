@@ -46,12 +46,6 @@ fn peer_url(record: &str, out: &mut String) {
     }
 }
 
-fn peer_ada(record: &str, out: &mut String) {
-    if let Ok(u) = ada_url::Url::parse(record, None) {
-        out.push_str(u.href());
-    }
-}
-
 fn peer_iri_string(record: &str, out: &mut String) {
     if let Ok(iri) = IriStr::new(record) {
         let _ = write!(out, "{}", iri.normalize());
@@ -85,7 +79,7 @@ fn main() {
     .expect("options");
     let peers: [(&str, Peer); 3] = [
         (PEERS[0], peer_url),
-        (PEERS[1], peer_ada),
+        (PEERS[1], common::peer_ada),
         (PEERS[2], peer_iri_string),
     ];
 
@@ -212,13 +206,8 @@ fn summary(corpora: &[common::Corpus], since: SystemTime) {
         }
         table.push('\n');
     }
-    if rows == 0 {
-        return;
-    }
-    println!("\nns per record (criterion median / records; one thread; form uri):\n");
-    println!("{table}");
-    let path = common::criterion_dir().join("ladder-summary.md");
-    if std::fs::write(&path, &table).is_ok() {
-        println!("(saved to {})", path.display());
+    if rows > 0 {
+        let heading = "ns per record (criterion median / records; one thread; form uri):";
+        common::print_summary("ladder", heading, &table);
     }
 }

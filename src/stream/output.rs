@@ -265,10 +265,15 @@ pub(crate) fn write_record(
                 push_decimal(out, origin.line);
                 out.push(b'\t');
             }
+            let escaped_input = out.len();
             push_tsv_field(out, input);
+            let escaped_input = escaped_input..out.len();
             out.push(b'\t');
-            if let Ok(key) = result {
-                push_tsv_field(out, key.as_bytes());
+            match result {
+                // A key that is the input: its field is the input's field again.
+                Ok(key) if key.as_bytes() == input => out.extend_from_within(escaped_input),
+                Ok(key) => push_tsv_field(out, key.as_bytes()),
+                Err(_) => {}
             }
             out.push(b'\t');
             if let Err(error) = result {
@@ -285,12 +290,24 @@ pub(crate) fn write_record(
             out.extend_from_slice(b"\",\"line\":");
             push_decimal(out, origin.line);
             out.extend_from_slice(b",\"input\":\"");
-            push_json_bytes(out, input);
+            // A key that is the input (a record that needed no change: most records) shows
+            // the input is UTF-8, and its field is the input's field again.
+            let same = result.ok().filter(|key| key.as_bytes() == input);
+            let escaped_input = out.len();
+            match same {
+                Some(key) => push_json_str(out, key),
+                None => push_json_bytes(out, input),
+            }
+            let escaped_input = escaped_input..out.len();
             out.extend_from_slice(b"\",\"key\":");
             match result {
                 Ok(key) => {
                     out.push(b'"');
-                    push_json_str(out, key);
+                    if same.is_some() {
+                        out.extend_from_within(escaped_input);
+                    } else {
+                        push_json_str(out, key);
+                    }
                     out.extend_from_slice(b"\",\"error\":null");
                 }
                 Err(error) => {
@@ -339,75 +356,182 @@ pub(crate) fn write_diagnostic(
     )
 }
 
-/// Appends `n` in decimal without going through the formatting machinery.
+/// Appends `n` in decimal without going through the formatting machinery, two digits at a
+/// time.
 pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    /// `00`, `01`, …, `99`.
+    const PAIRS: [u8; 200] = {
+        let mut t = [0u8; 200];
+        let mut i = 0;
+        while i < 100 {
+            t[2 * i] = b'0' + (i / 10) as u8;
+            t[2 * i + 1] = b'0' + (i % 10) as u8;
+            i += 1;
+        }
+        t
+    };
     let mut digits = [0u8; 20];
     let mut i = digits.len();
-    loop {
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        digits[i..i + 2].copy_from_slice(&PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        i -= 2;
+        digits[i..i + 2].copy_from_slice(&PAIRS[n as usize * 2..n as usize * 2 + 2]);
+    } else {
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        digits[i] = b'0' + n as u8;
     }
     out.extend_from_slice(&digits[i..]);
 }
 
+/// What each byte becomes in an escaped field, one entry per byte value: 0 for the byte
+/// itself, [`UNICODE`] for `\u00xx` (lowercase hex), any other value `x` for the two bytes
+/// `\x`.
+type EscapeTable = [u8; 256];
+
+/// The entry of an [`EscapeTable`] for a byte written `\u00xx`.
+const UNICODE: u8 = b'u';
+
+/// Builds an [`EscapeTable`]: every byte in `short` becomes `\` and its partner, and, when
+/// `controls` is set, every other byte below 0x20 becomes `\u00xx`.
+const fn escape_table(short: &[(u8, u8)], controls: bool) -> EscapeTable {
+    let mut table = [0u8; 256];
+    if controls {
+        let mut b = 0;
+        while b < 0x20 {
+            table[b] = UNICODE;
+            b += 1;
+        }
+    }
+    let mut i = 0;
+    while i < short.len() {
+        table[short[i].0 as usize] = short[i].1;
+        i += 1;
+    }
+    table
+}
+
+/// JSON strings (RFC 8259 §7): `"`, `\` and the controls U+0000–U+001F, with the short
+/// escapes where there is one.
+const JSON_ESCAPES: EscapeTable = escape_table(
+    &[
+        (b'"', b'"'),
+        (b'\\', b'\\'),
+        (b'\n', b'n'),
+        (b'\r', b'r'),
+        (b'\t', b't'),
+        (0x08, b'b'),
+        (0x0C, b'f'),
+    ],
+    true,
+);
+
+/// Tsv fields: `\`, TAB and CR.
+const TSV_ESCAPES: EscapeTable =
+    escape_table(&[(b'\\', b'\\'), (b'\t', b't'), (b'\r', b'r')], false);
+
+/// Appends `bytes` to `out` with the bytes that `table` marks escaped. `next` finds the
+/// first such byte of a slice (and must find exactly the bytes `table` marks): the clean
+/// run before it is copied in one piece.
+#[inline(always)]
+fn push_escaped(
+    out: &mut Vec<u8>,
+    bytes: &[u8],
+    table: &EscapeTable,
+    next: impl Fn(&[u8]) -> Option<usize>,
+) {
+    let mut rest = bytes;
+    while let Some(i) = next(rest) {
+        let b = rest[i];
+        out.extend_from_slice(&rest[..i]);
+        match table[usize::from(b)] {
+            UNICODE => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX_LOWER[usize::from(b >> 4)],
+                HEX_LOWER[usize::from(b & 15)],
+            ]),
+            short => {
+                debug_assert_ne!(short, 0, "byte {b:#04x} found but not escaped");
+                out.extend_from_slice(&[b'\\', short]);
+            }
+        }
+        rest = &rest[i + 1..];
+    }
+    out.extend_from_slice(rest);
+}
+
+/// The index of the first byte of `bytes` that [`JSON_ESCAPES`] escapes, eight bytes at a
+/// time (the last few padded with spaces, which are not escaped).
+#[inline]
+fn json_next(bytes: &[u8]) -> Option<usize> {
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let flags = json_flags(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+        if flags != 0 {
+            return Some(at + (flags.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let tail = words.remainder();
+    if tail.is_empty() {
+        return None;
+    }
+    let mut word = [b' '; 8];
+    word[..tail.len()].copy_from_slice(tail);
+    let flags = json_flags(u64::from_le_bytes(word));
+    (flags != 0).then(|| at + (flags.trailing_zeros() / 8) as usize)
+}
+
+/// The bytes of the little-endian word `w` that [`JSON_ESCAPES`] escapes (a byte below
+/// 0x20, `"` or `\`), each flagged by its high bit. A byte is flagged when subtracting the
+/// bound borrows from it; a borrow can carry into the byte above and flag it wrongly, but
+/// only above a byte flagged rightly, so the lowest flag is always right.
+#[inline(always)]
+fn json_flags(w: u64) -> u64 {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    // The high bit of each byte of `v` below `n` (at most 0x80).
+    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
+    below(w, 0x20)
+        | below(w ^ (ONES * u64::from(b'"')), 1)
+        | below(w ^ (ONES * u64::from(b'\\')), 1)
+}
+
 /// Appends a tsv field: `\` → `\\`, TAB → `\t`, CR → `\r`, everything else as it is.
 fn push_tsv_field(out: &mut Vec<u8>, field: &[u8]) {
-    let mut copied = 0;
-    for i in memchr::memchr3_iter(b'\\', b'\t', b'\r', field) {
-        out.extend_from_slice(&field[copied..i]);
-        out.extend_from_slice(match field[i] {
-            b'\\' => b"\\\\",
-            b'\t' => b"\\t",
-            _ => b"\\r",
-        });
-        copied = i + 1;
-    }
-    out.extend_from_slice(&field[copied..]);
+    push_escaped(out, field, &TSV_ESCAPES, |rest| {
+        memchr::memchr3(b'\\', b'\t', b'\r', rest)
+    });
 }
 
 /// Appends the body of a JSON string (without quotes) holding `s`: `"`, `\\` and the
 /// controls U+0000–U+001F escaped, everything else as it is.
 pub fn push_json_str(out: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    let mut copied = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let short: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0C => b"\\f",
-            0x00..=0x1F => b"",
-            _ => continue,
-        };
-        out.extend_from_slice(&bytes[copied..i]);
-        if short.is_empty() {
-            out.extend_from_slice(b"\\u00");
-            out.push(HEX_LOWER[usize::from(b >> 4)]);
-            out.push(HEX_LOWER[usize::from(b & 15)]);
-        } else {
-            out.extend_from_slice(short);
-        }
-        copied = i + 1;
-    }
-    out.extend_from_slice(&bytes[copied..]);
+    push_escaped(out, s.as_bytes(), &JSON_ESCAPES, json_next);
 }
 
 /// Appends the body of a JSON string holding the bytes `raw`: valid UTF-8 is escaped as by
 /// [`push_json_str`], every other octet is written `%XX`.
 pub fn push_json_bytes(out: &mut Vec<u8>, raw: &[u8]) {
+    if let Ok(s) = std::str::from_utf8(raw) {
+        return push_json_str(out, s);
+    }
     for piece in raw.utf8_chunks() {
         push_json_str(out, piece.valid());
         for &b in piece.invalid() {
-            out.push(b'%');
-            out.push(HEX_UPPER[usize::from(b >> 4)]);
-            out.push(HEX_UPPER[usize::from(b & 15)]);
+            out.extend_from_slice(&[
+                b'%',
+                HEX_UPPER[usize::from(b >> 4)],
+                HEX_UPPER[usize::from(b & 15)],
+            ]);
         }
     }
 }
@@ -418,6 +542,7 @@ const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn format(mode: OutputMode) -> Format {
         Format {
@@ -511,9 +636,145 @@ mod tests {
         );
     }
 
+    /// The JSON string body of `s` as serde_json writes it (the quotes taken off).
+    fn reference_json_str(s: &str) -> String {
+        let quoted = serde_json::to_string(s).unwrap();
+        quoted[1..quoted.len() - 1].to_owned()
+    }
+
+    /// The input field of a jsonl record, spelled out: valid UTF-8 as serde_json escapes it,
+    /// every other octet as `%XX`.
+    fn reference_json_bytes(raw: &[u8]) -> String {
+        let mut out = String::new();
+        for piece in raw.utf8_chunks() {
+            out.push_str(&reference_json_str(piece.valid()));
+            for b in piece.invalid() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        }
+        out
+    }
+
+    /// A tsv field escaped by the three replacements the format names, one after the other
+    /// (the backslash first, so that the backslashes the others write stay single).
+    fn reference_tsv(field: &[u8]) -> Vec<u8> {
+        let replace = |bytes: Vec<u8>, from: u8, to: &[u8]| -> Vec<u8> {
+            let pieces: Vec<&[u8]> = bytes.split(|&b| b == from).collect();
+            pieces.join(to)
+        };
+        let field = replace(field.to_vec(), b'\\', b"\\\\");
+        let field = replace(field, b'\t', b"\\t");
+        replace(field, b'\r', b"\\r")
+    }
+
+    /// Characters that the escapers treat apart, often, among any others.
+    fn tricky_char() -> impl Strategy<Value = char> {
+        prop_oneof![
+            3 => prop::sample::select(vec![
+                '"', '\\', '\n', '\r', '\t', '\u{8}', '\u{c}', '\0', '\u{1f}', '\u{7f}', ' ',
+                '%', '/', 'a', 'Z', 'é', '\u{80}', '\u{2028}', '\u{2029}', '中', '😀',
+            ]),
+            1 => proptest::char::range('\0', '\u{1f}'),
+            2 => any::<char>(),
+        ]
+    }
+
+    /// Byte strings of tricky characters with stray octets (not UTF-8) among them.
+    fn tricky_bytes() -> impl Strategy<Value = Vec<u8>> {
+        let piece = prop_oneof![
+            4 => tricky_char().prop_map(|c| c.to_string().into_bytes()),
+            1 => any::<u8>().prop_map(|b| vec![b]),
+        ];
+        prop::collection::vec(piece, 0..48).prop_map(|p| p.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn json_strings_are_escaped_as_serde_json_does(
+            s in prop::collection::vec(tricky_char(), 0..48)
+                .prop_map(|c| c.into_iter().collect::<String>()),
+        ) {
+            let mut out = b"prefix".to_vec();
+            push_json_str(&mut out, &s);
+            prop_assert_eq!(String::from_utf8(out).unwrap(), format!("prefix{}", reference_json_str(&s)));
+        }
+
+        #[test]
+        fn json_bytes_and_tsv_fields_match_the_references(raw in tricky_bytes()) {
+            let mut out = Vec::new();
+            push_json_bytes(&mut out, &raw);
+            prop_assert_eq!(String::from_utf8(out).unwrap(), reference_json_bytes(&raw));
+            let mut out = Vec::new();
+            push_tsv_field(&mut out, &raw);
+            prop_assert_eq!(out, reference_tsv(&raw));
+        }
+
+        #[test]
+        fn records_spell_key_and_input_alike_whether_or_not_they_are_equal(
+            raw in tricky_bytes(),
+            other in prop::collection::vec(tricky_char(), 0..16)
+                .prop_map(|c| c.into_iter().collect::<String>()),
+        ) {
+            let same = String::from_utf8(raw.clone()).ok();
+            for key in same.iter().chain([&other]) {
+                let mut out = Vec::new();
+                write_record(&mut out, format(OutputMode::Jsonl), ORIGIN, &raw, Ok(key), &[]);
+                let row: serde_json::Value = serde_json::from_slice(&out).unwrap();
+                prop_assert_eq!(row["input"].as_str().unwrap(), serde_json::from_str::<String>(
+                    &format!("\"{}\"", reference_json_bytes(&raw))).unwrap());
+                prop_assert_eq!(row["key"].as_str().unwrap(), key.as_str());
+                let mut out = Vec::new();
+                write_record(&mut out, format(OutputMode::Tsv), ORIGIN, &raw, Ok(key), &[]);
+                let mut want = reference_tsv(&raw);
+                want.push(b'\t');
+                want.extend(reference_tsv(key.as_bytes()));
+                want.extend_from_slice(b"\t\n");
+                prop_assert_eq!(out, want);
+            }
+        }
+    }
+
+    #[test]
+    fn word_scans_find_what_the_tables_escape() {
+        // Every byte value at every place of strings of 1 to 24 bytes, among bytes that are
+        // not escaped (ASCII and not), and after another byte that is.
+        for b in 0..=255u8 {
+            for len in 1..=24 {
+                for at in 0..len {
+                    for filler in [b'a', 0x9F] {
+                        let mut s = vec![filler; len];
+                        s[at] = b;
+                        let want = (JSON_ESCAPES[usize::from(b)] != 0).then_some(at);
+                        assert_eq!(json_next(&s), want, "{b:#04x} at {at} of {len}");
+                        if at + 1 < len {
+                            s[at + 1] = b'"';
+                            assert_eq!(json_next(&s), Some(want.unwrap_or(at + 1)));
+                        }
+                    }
+                }
+            }
+            let tsv = memchr::memchr3(b'\\', b'\t', b'\r', &[b]).is_some();
+            assert_eq!(tsv, TSV_ESCAPES[usize::from(b)] != 0, "{b:#04x}");
+        }
+    }
+
     #[test]
     fn decimals() {
-        for n in [0u64, 9, 10, 12345, u64::MAX] {
+        for n in [
+            0u64,
+            1,
+            9,
+            10,
+            99,
+            100,
+            101,
+            999,
+            1000,
+            12345,
+            123456,
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
             let mut out = Vec::new();
             push_decimal(&mut out, n);
             assert_eq!(out, n.to_string().as_bytes());

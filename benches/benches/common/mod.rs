@@ -1,4 +1,5 @@
-//! Corpus loading shared by the criterion benches (`ladder`, `engine`).
+//! Corpus loading shared by the criterion benches (`ladder`, `engine`, `modes`), and the
+//! ada-url peer of `ladder` and `modes`.
 //!
 //! The corpora are every `*.txt` file of `../shared/corpora` (resolved against the parent of
 //! the crate's directory, or taken from `$IRINORM_CORPORA`) and the checked-in generated
@@ -125,4 +126,22 @@ pub fn summary_wanted() -> bool {
         && !args
             .iter()
             .any(|a| a == "--test" || a == "--list" || a == "--profile-time")
+}
+
+/// Prints a summary table under its heading and saves the table as
+/// `<criterion dir>/<bench>-summary.md`.
+pub fn print_summary(bench: &str, heading: &str, table: &str) {
+    println!("\n{heading}\n");
+    println!("{table}");
+    let path = criterion_dir().join(format!("{bench}-summary.md"));
+    if std::fs::write(&path, table).is_ok() {
+        println!("(saved to {})", path.display());
+    }
+}
+
+/// ada-url's work on one record (`Url::parse` + `href`), appending its result to the buffer.
+pub fn peer_ada(record: &str, out: &mut String) {
+    if let Ok(u) = ada_url::Url::parse(record, None) {
+        out.push_str(u.href());
+    }
 }
