@@ -133,11 +133,12 @@
 //! | `schema.rs` | reading a rules file; [`RulesError`] |
 //! | `profile.rs` | the built-in profiles |
 //! | `host.rs`, `path.rs`, `query.rs` | stages 1, 3 and 4 |
+//! | `sieve.rs` | which keys the rules certainly leave as they are, told at a glance (for the fast path) |
 //!
 //! A new rule kind is: a row of the table in `kind.rs`, a variant of [`Action`] with its
 //! arm in [`Action::kind`] (`rule.rs`), a parse arm (`schema.rs`), its code in the stage of
-//! its component, and its section in `docs/protocol.md`. The compiler and the unit tests
-//! point at each place that lacks it.
+//! its component, its arm in `Sieve::of` (`sieve.rs`: what it looks at), and its section in
+//! `docs/protocol.md`. The compiler and the unit tests point at each place that lacks it.
 
 mod host;
 mod kind;
