@@ -661,7 +661,8 @@ fn surt_parts(record: &str, shape: Shape) -> Option<surt::SurtParts<'_>> {
     Some(surt::SurtParts {
         scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
         host,
-        host_kind: if host::is_ipv4address(host) {
+        // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
+        host_kind: if host.ends_with(|c: char| c.is_ascii_digit()) && host::is_ipv4address(host) {
             HostKind::Ipv4
         } else {
             HostKind::RegName
