@@ -675,6 +675,28 @@ mod tests {
     }
 
     #[test]
+    fn split_valid_splits_a_valid_text_as_parse_does() {
+        for text in [
+            "http://example.com/a/b?c=d&e#f",
+            "https://www.example.org:8443/%C3%A9/?q=%2F#top",
+            "http://u:p@[2001:db8::1]:80/x",
+            "http://192.0.2.1/",
+            "file:///etc/passwd",
+            "mailto:joe@example.com",
+            "urn:isbn:0-1",
+            "//example.com/a",
+            "/a/b?c",
+            "?q#f",
+            "#f",
+            "a:",
+            "http://bücher.example/é?ü#ß",
+            "http://example.com./a;jsessionid=1/b?utm_source=x",
+        ] {
+            assert_eq!(IriRef::split_valid(text), IriRef::parse(text), "{text}");
+        }
+    }
+
+    #[test]
     fn grammars() {
         assert!(check("a/b", Grammar::IriReference).is_ok());
         assert_eq!(
