@@ -191,7 +191,7 @@ pub(crate) struct SharedArgs {
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub(crate) stats_format: Option<StatsFormatArg>,
     /// Write only the first record of each key, and no invalid records (128-bit
-    /// fingerprints, ~16 bytes per key).
+    /// fingerprints, ~21 bytes per distinct key).
     #[arg(long)]
     pub(crate) unique: bool,
     /// No diagnostics about invalid records (errors that stop the run are still printed).

@@ -131,7 +131,9 @@ impl<'a, W: Write> Writer<'a, W> {
                 let dropped = dedup::keep_first(&mut chunk.out, spans, seen);
                 self.stats.keys_written -= dropped;
             } else {
-                seen.extend(spans.iter().map(|s| s.fingerprint));
+                for span in spans {
+                    seen.insert(span.fingerprint);
+                }
             }
         }
         self.write_output(chunk).map_err(RunError::from_write)?;
