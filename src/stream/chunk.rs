@@ -7,6 +7,7 @@ use std::any::Any;
 use std::ops::Range;
 
 use crate::iri::error::Error;
+use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::output::Stats;
 
 /// How many bytes of a too-long line are kept for the `input` field of tsv and jsonl output.
@@ -103,11 +104,14 @@ pub(super) struct Report {
     /// Record counts (records, invalid, repairs, changed).
     pub(super) stats: Stats,
     /// The output of each valid record whose key is new to the chunk, with the key's
-    /// fingerprint, in order; filled only when keys are deduplicated or counted. (With
-    /// `unique`, the records whose key came earlier in the chunk are left out of the output
-    /// already; the writer leaves out those whose key came in an earlier chunk. Invalid
-    /// records have no span: they are always written.)
+    /// fingerprint, in order; filled only when keys are deduplicated (`unique`). (The
+    /// records whose key came earlier in the chunk are left out of the output already; the
+    /// writer leaves out those whose key came in an earlier chunk. Invalid records have no
+    /// span: they are always written.)
     pub(super) spans: Vec<Span>,
+    /// A sketch of the chunk's keys, when they are counted but not deduplicated (`stats`
+    /// alone): the writer merges it into the run's, in fixed memory per chunk.
+    pub(super) sketch: Option<HyperLogLog>,
     /// The chunk's first invalid records, at most `max_diagnostics`.
     pub(super) diagnostics: Vec<Diagnostic>,
     /// With [`OnError::Fail`](crate::stream::OnError::Fail), the first invalid record: the
@@ -121,6 +125,9 @@ impl Report {
     pub(super) fn clear(&mut self) {
         self.stats = Stats::default();
         self.spans.clear();
+        if let Some(sketch) = &mut self.sketch {
+            sketch.clear();
+        }
         self.diagnostics.clear();
         self.failure = None;
         self.panic = None;

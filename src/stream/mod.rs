@@ -73,7 +73,9 @@
 //! - `reader`: cutting inputs into chunks of whole lines, and skipping too-long lines;
 //! - `worker`: the records of a chunk through the operation (and the fast path);
 //! - `writer`: chunks back in order, written with vectored writes;
-//! - `dedup`: key fingerprints for `unique` and `stats`;
+//! - `dedup`: key fingerprints, and the set of them that `unique` keeps;
+//! - `hyperloglog`: the sketch that estimates the number of distinct keys for `stats`
+//!   without `unique`;
 //! - [`input`]: opening inputs, with gzip, zstd, xz and bzip2 detected by their magic
 //!   bytes, and binary input refused when asked;
 //! - [`output`]: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics;
@@ -83,6 +85,7 @@ mod chunk;
 mod dedup;
 mod engine;
 mod error;
+mod hyperloglog;
 pub mod input;
 mod operation;
 mod options;

@@ -35,6 +35,7 @@ use std::time::Duration;
 
 use crate::iri::error::{Error, ErrorKind, Warning};
 use crate::iri::repair::{RepairKind, Repairs};
+use crate::stream::hyperloglog::STANDARD_ERROR;
 
 /// The form of each output line (`--output`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -68,10 +69,15 @@ pub struct Stats {
     /// Keys written: valid records written to the output (with `unique`, the first record
     /// of each key only). Invalid records are not counted here.
     pub keys_written: u64,
-    /// Distinct keys among the valid records, when they were counted (with `unique` or
-    /// `stats`; counted through 128-bit fingerprints, see
-    /// [`crate::stream::EngineOptions::unique`]).
+    /// Distinct keys among the valid records, when they were counted: exactly with
+    /// `unique` (through 128-bit fingerprints, see [`crate::stream::EngineOptions::unique`]),
+    /// estimated with `stats` alone (see [`Stats::unique_estimated`]).
     pub unique: Option<u64>,
+    /// Whether [`Stats::unique`] is an estimate: with
+    /// [`EngineOptions::stats`](crate::stream::EngineOptions::stats) but not `unique`, the
+    /// distinct keys are counted by a HyperLogLog sketch in fixed memory, with a relative
+    /// standard error of about 0.8%.
+    pub unique_estimated: bool,
     /// Bytes read, after decompression.
     pub input_bytes: u64,
     /// Wall-clock time of the run.
@@ -128,8 +134,13 @@ impl Stats {
         writeln!(w, "warnings     {}", self.warnings)?;
         writeln!(w, "changed      {}", self.changed)?;
         writeln!(w, "keys written {}", self.keys_written)?;
-        if let Some(unique) = self.unique {
-            writeln!(w, "unique       {unique}")?;
+        match self.unique {
+            Some(n) if self.unique_estimated => {
+                let error = STANDARD_ERROR * 100.0;
+                writeln!(w, "unique       about {n} (estimate, ±{error:.1}%)")?;
+            }
+            Some(n) => writeln!(w, "unique       {n}")?,
+            None => {}
         }
         writeln!(w, "bytes        {}", self.input_bytes)?;
         let secs = self.elapsed.as_secs_f64();
@@ -154,11 +165,12 @@ impl Stats {
     /// ```text
     /// {"records":N,"keys_written":N,"changed":N,"invalid":N,"invalid_by_kind":{"empty":N,…},
     ///  "repairs":N,"repairs_by_kind":{"trim":N,…},"warnings":N,"distinct_keys":N|null,
-    ///  "bytes":N,"seconds":F,"interrupted":B}
+    ///  "distinct_keys_estimated":B,"bytes":N,"seconds":F,"interrupted":B}
     /// ```
     ///
     /// Every kind of invalid record and of repair is listed, zero or not; `distinct_keys` is
-    /// `null` when keys were not counted; `bytes` are bytes read after decompression;
+    /// `null` when keys were not counted, and `distinct_keys_estimated` says whether it is
+    /// an estimate ([`Stats::unique_estimated`]); `bytes` are bytes read after decompression;
     /// `seconds` is the wall-clock time of the run; `interrupted` says whether the run was
     /// cut short (Ctrl-C), so that the counts cover only part of the inputs.
     pub fn write_json(&self, w: &mut dyn Write) -> io::Result<()> {
@@ -200,7 +212,11 @@ impl Stats {
             Some(n) => push_decimal(&mut out, n),
             None => out.extend_from_slice(b"null"),
         }
-        out.push(b',');
+        let estimated: &[u8] = match self.unique_estimated {
+            true => b",\"distinct_keys_estimated\":true,",
+            false => b",\"distinct_keys_estimated\":false,",
+        };
+        out.extend_from_slice(estimated);
         field(&mut out, "bytes", self.input_bytes);
         let seconds = format!(
             ",\"seconds\":{:.6},\"interrupted\":{}}}\n",
@@ -795,24 +811,45 @@ mod tests {
         };
         stats.count_invalid(ErrorKind::Empty);
         stats.repairs.add(RepairKind::Trim);
-        let mut report = Vec::new();
-        stats.write_report(&mut report).unwrap();
-        let report = String::from_utf8(report).unwrap();
+        let report = report_of(&stats);
         assert!(report.contains("records      3\n"), "{report}");
         assert!(report.contains("  empty"), "{report}");
         assert!(report.contains("  trim"), "{report}");
         assert!(!report.contains("syntax"), "{report}");
-        let mut json = Vec::new();
-        stats.write_json(&mut json).unwrap();
-        let json = String::from_utf8(json).unwrap();
+        let json = json_of(&stats);
         assert!(json.starts_with(r#"{"records":3,"keys_written":0,"changed":1,"invalid":1,"#));
         assert!(json.contains(r#""empty":1,"#), "{json}");
         assert!(
             json.contains(r#""repairs":1,"repairs_by_kind":{"trim":1,"#),
             "{json}"
         );
-        let end = r#""distinct_keys":null,"bytes":0,"seconds":0.000000,"interrupted":false}"#;
+        let end = r#""distinct_keys":null,"distinct_keys_estimated":false,"bytes":0,"#;
         assert!(json.contains(end), "{json}");
         assert!(json.ends_with("}\n") && json.lines().count() == 1, "{json}");
+        serde_json::from_str::<serde_json::Value>(&json).unwrap();
+        // Distinct keys, exact and estimated.
+        stats.unique = Some(12);
+        let (report, json) = (report_of(&stats), json_of(&stats));
+        assert!(report.contains("unique       12\n"), "{report}");
+        assert!(json.contains(r#""distinct_keys":12,"distinct_keys_estimated":false,"#));
+        stats.unique_estimated = true;
+        let (report, json) = (report_of(&stats), json_of(&stats));
+        assert!(
+            report.contains("unique       about 12 (estimate, ±0.8%)\n"),
+            "{report}"
+        );
+        assert!(json.contains(r#""distinct_keys":12,"distinct_keys_estimated":true,"#));
+    }
+
+    fn report_of(stats: &Stats) -> String {
+        let mut out = Vec::new();
+        stats.write_report(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    fn json_of(stats: &Stats) -> String {
+        let mut out = Vec::new();
+        stats.write_json(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
     }
 }

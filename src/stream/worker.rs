@@ -16,6 +16,7 @@ use crate::stream::chunk::{
     Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
 };
 use crate::stream::dedup::{self, FingerprintSet};
+use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
 use crate::stream::output::{write_record, Format, Origin, OutputMode};
@@ -420,9 +421,10 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Formats a valid record with its key (counted already). When keys are tracked, a key
-    /// new to the chunk gets a [`Span`]; with `unique`, a record whose key came earlier in
-    /// the chunk is not written at all (`chunk_keys` holds the chunk's keys so far).
+    /// Formats a valid record with its key (counted already). With `unique`, a key new to
+    /// the chunk gets a [`Span`], and a record whose key came earlier in the chunk is not
+    /// written at all (`chunk_keys` holds the chunk's keys so far); with `stats` alone, the
+    /// key goes into the chunk's sketch.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn write_valid(
@@ -438,7 +440,7 @@ impl<'a> Worker<'a> {
         let start = out.len();
         write_record(out, self.format, origin, raw, Ok(key), warnings);
         report.stats.keys_written += 1;
-        if self.tracks_keys() {
+        if self.options.unique {
             let fingerprint = dedup::fingerprint(key);
             if chunk_keys.insert(fingerprint) {
                 report.spans.push(Span {
@@ -446,10 +448,13 @@ impl<'a> Worker<'a> {
                     end: out.len(),
                     fingerprint,
                 });
-            } else if self.options.unique {
+            } else {
                 out.truncate(start);
                 report.stats.keys_written -= 1;
             }
+        } else if self.options.stats {
+            let sketch = report.sketch.get_or_insert_with(HyperLogLog::default);
+            sketch.insert(dedup::fingerprint(key));
         }
     }
 }
@@ -505,6 +510,15 @@ mod tests {
         let spans: Vec<_> = chunk.report.spans.iter().map(|s| s.start..s.end).collect();
         assert_eq!(spans, [0..3, 3..6, 6..9]);
         assert_eq!(chunk.report.stats.records, 5);
+    }
+
+    #[test]
+    fn keys_counted_alone_go_into_a_sketch_not_spans() {
+        let options = EngineOptions::default().with_stats(true);
+        let chunk = process(b"aa\nbb\naa\nCc\ncC\n", ChunkKind::Lines, &options);
+        assert_eq!(chunk.out, b"aa\nbb\naa\nCC\nCC\n");
+        assert!(chunk.report.spans.is_empty());
+        assert_eq!(chunk.report.sketch.as_ref().unwrap().estimate(), 3);
     }
 
     #[test]

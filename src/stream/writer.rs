@@ -1,7 +1,8 @@
 //! The writer stage (SPEC §8 engine, §6 diagnostics): puts the chunks back in input order,
 //! writes each one's output (the verbatim runs from the input buffer, with vectored
-//! writes), its diagnostics and counts, drops repeated keys across chunks for `--unique`,
-//! and hands each chunk back to the reader.
+//! writes), its diagnostics and counts, drops repeated keys across chunks for `--unique`
+//! (or, for `--stats` alone, sketches them to estimate their number), and hands each chunk
+//! back to the reader.
 
 use std::io::{self, IoSlice, Write};
 use std::panic;
@@ -13,6 +14,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::stream::chunk::{output_parts, Chunk};
 use crate::stream::dedup::{self, FingerprintSet};
 use crate::stream::error::RunError;
+use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::options::EngineOptions;
 use crate::stream::output::{write_diagnostic, Stats};
 
@@ -24,8 +26,8 @@ pub(super) struct Writer<'a, W> {
     options: &'a EngineOptions,
     /// Counts over the chunks written so far.
     stats: Stats,
-    /// Fingerprints of the keys written so far (with `unique` or `stats`).
-    seen: Option<FingerprintSet>,
+    /// The keys written so far, as far as they are tracked.
+    seen: Seen,
     /// Diagnostics written so far.
     shown: usize,
     /// The input of the chunks written last, and the line number in it of the next line.
@@ -47,7 +49,7 @@ impl<'a, W: Write> Writer<'a, W> {
             names,
             options,
             stats: Stats::default(),
-            seen: (options.unique || options.stats).then(FingerprintSet::default),
+            seen: Seen::new(options),
             shown: 0,
             input: 0,
             line: 1,
@@ -57,7 +59,14 @@ impl<'a, W: Write> Writer<'a, W> {
     /// The counts of a run that has ended, which read `input_bytes` bytes in `elapsed`.
     pub(super) fn stats(self, input_bytes: u64, elapsed: Duration) -> Stats {
         let mut stats = self.stats;
-        stats.unique = self.seen.map(|seen| seen.len() as u64);
+        match self.seen {
+            Seen::Untracked => {}
+            Seen::Exact(set) => stats.unique = Some(set.len() as u64),
+            Seen::Estimated(sketch) => {
+                stats.unique = Some(sketch.estimate());
+                stats.unique_estimated = true;
+            }
+        }
         stats.input_bytes = input_bytes;
         stats.elapsed = elapsed;
         stats
@@ -124,14 +133,17 @@ impl<'a, W: Write> Writer<'a, W> {
         self.stats.merge_counts(&chunk.report.stats);
         let offset = self.line_offset(chunk);
         self.show_diagnostics(chunk, offset);
-        if let Some(seen) = &mut self.seen {
-            let spans = &chunk.report.spans;
-            if self.options.unique {
+        match &mut self.seen {
+            Seen::Untracked => {}
+            Seen::Exact(set) => {
                 // Squeeze out the records whose key was written in an earlier chunk.
-                let dropped = dedup::keep_first(&mut chunk.out, spans, seen);
+                let dropped = dedup::keep_first(&mut chunk.out, &chunk.report.spans, set);
                 self.stats.keys_written -= dropped;
-            } else {
-                seen.extend(spans.iter().map(|s| s.fingerprint));
+            }
+            Seen::Estimated(sketch) => {
+                if let Some(chunk_sketch) = &chunk.report.sketch {
+                    sketch.merge(chunk_sketch);
+                }
             }
         }
         self.write_output(chunk).map_err(RunError::from_write)?;
@@ -183,6 +195,30 @@ impl<'a, W: Write> Writer<'a, W> {
             let data = &chunk.data[..chunk.len];
             let parts = output_parts(data, &chunk.out, &chunk.verbatim_runs);
             write_all_vectored(&mut self.out, &parts)
+        }
+    }
+}
+
+/// What the writer remembers of the keys written.
+enum Seen {
+    /// Nothing: neither `unique` nor `stats`.
+    Untracked,
+    /// Every key's fingerprint (`unique`): the records of keys written before are left
+    /// out, and the distinct keys are counted exactly.
+    Exact(FingerprintSet),
+    /// A sketch of the keys (`stats` alone), in fixed memory: the distinct keys are
+    /// estimated.
+    Estimated(HyperLogLog),
+}
+
+impl Seen {
+    fn new(options: &EngineOptions) -> Self {
+        if options.unique {
+            Seen::Exact(FingerprintSet::default())
+        } else if options.stats {
+            Seen::Estimated(HyperLogLog::default())
+        } else {
+            Seen::Untracked
         }
     }
 }

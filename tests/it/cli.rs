@@ -432,6 +432,52 @@ fn unique_and_stats() {
     assert!(err.contains("unique"), "{err}");
 }
 
+/// `--stats` alone estimates the distinct keys (HyperLogLog, in fixed memory) and says so;
+/// with `--unique` they are counted exactly.
+#[test]
+fn distinct_keys_are_estimated_without_unique_and_exact_with_it() {
+    // 20 000 distinct keys, each spelled twice.
+    let mut input = String::new();
+    for i in 0..20_000 {
+        input.push_str(&format!(
+            "http://h{}.example/p/{i}\nHTTP://H{}.EXAMPLE/p/{i}\n",
+            i % 7,
+            i % 7
+        ));
+    }
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let mut args = vec!["normalize", "-q", "--stats-format", "json"];
+        args.extend_from_slice(extra);
+        let o = run(&args, input.as_bytes());
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_str(&stderr(&o)).unwrap()
+    };
+    let estimated = json(&[]);
+    assert_eq!(estimated["distinct_keys_estimated"], true);
+    let n = estimated["distinct_keys"].as_f64().unwrap();
+    // Three standard errors of 1.04/√(2¹⁴).
+    assert!((n - 20_000.0).abs() < 20_000.0 * 3.0 * 0.0082, "{n}");
+    let exact = json(&["--unique"]);
+    assert_eq!(exact["distinct_keys_estimated"], false);
+    assert_eq!(exact["distinct_keys"], 20_000);
+    let o = run(&["normalize", "-q", "--stats"], input.as_bytes());
+    assert!(stderr(&o).contains("unique       about "), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(" (estimate, ±0.8%)\n"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(
+        &["normalize", "-q", "--stats", "--unique"],
+        input.as_bytes(),
+    );
+    assert!(
+        stderr(&o).contains("unique       20000\n"),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// The CLI gives the library's answers on the conformance inputs (when ../shared is here).
 #[test]
 fn cli_agrees_with_the_library_on_conformance_inputs() {
@@ -841,6 +887,7 @@ fn quiet_threads_progress_and_json_stats() {
     assert_eq!(stats["repairs_by_kind"]["forbidden-ascii"], 1);
     assert_eq!(stats["warnings"], 1);
     assert_eq!(stats["distinct_keys"], 3);
+    assert_eq!(stats["distinct_keys_estimated"], true);
     assert_eq!(stats["bytes"], input.len());
     assert!(stats["seconds"].as_f64().unwrap() >= 0.0);
     assert_eq!(stats["interrupted"], false);

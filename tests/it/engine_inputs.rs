@@ -317,18 +317,21 @@ fn unique_writes_the_first_record_of_each_key() {
                     assert_eq!(stats.invalid, 2);
                     assert_eq!(stats.keys_written, 3);
                     assert_eq!(stats.unique, Some(3));
+                    assert!(!stats.unique_estimated);
                     assert_eq!(stats.records, 8);
                 }
             }
         }
     }
-    // Without `unique` or `stats`, distinct keys are not counted.
+    // Without `unique` or `stats`, distinct keys are not counted; with `stats` alone they
+    // are estimated (exactly, for so few keys in so many registers).
     let (_, stats) = run_key(data, &options(2, 4096));
     assert_eq!(stats.unique, None);
     let stats_only = options(2, 4096).with_stats(true);
     let (out, stats) = run_key(data, &stats_only);
     assert_eq!(out.lines().count(), 8);
     assert_eq!(stats.unique, Some(3));
+    assert!(stats.unique_estimated);
 }
 
 #[test]
