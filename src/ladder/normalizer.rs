@@ -533,12 +533,16 @@ impl Normalizer {
         out: &mut String,
         trace: &mut Tracer<'_>,
     ) {
+        // The key is valid by construction: split, not parsed again.
         if let Some(rules) = self.rules_in_force() {
-            apply_rules(writer, rules, b, trace);
+            let split = IriRef::split_valid(&b.key);
+            if !split.is_ok_and(|v| rules.leave_at_a_glance(&Glance::of_view(&v))) {
+                apply_rules(writer, rules, b, trace);
+            }
         }
         if self.options.form == Form::Surt {
             let start = out.len();
-            surt::write_surt(&b.key, self.options.surt_scheme, out);
+            surt::write_surt_of_key(&b.key, self.options.surt_scheme, out);
             note(trace, "record", "surt", &b.key, &out[start..]);
         } else {
             out.push_str(&b.key);

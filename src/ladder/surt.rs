@@ -101,6 +101,19 @@ pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
     }
 }
 
+/// [`write_surt`] for a key the ladder wrote, valid by construction: split into its
+/// components without checking them again.
+pub(crate) fn write_surt_of_key(key: &str, include_scheme: bool, out: &mut String) {
+    let options = SurtOptions {
+        include_scheme,
+        ..SurtOptions::default()
+    };
+    match IriRef::split_valid(key) {
+        Ok(view) => write_surt_of_view(&view, options, out),
+        Err(_) => push_cased(key, options, out),
+    }
+}
+
 /// [`write_surt_with`] for a key already split into its components.
 fn write_surt_of_view(view: &IriRef<'_>, options: SurtOptions, out: &mut String) {
     if view.authority().is_none() {

@@ -13,6 +13,7 @@
 
 use super::params::NamePrefixes;
 use super::rule::{Action, Rule, SlashPolicy};
+use crate::iri::parse::IriRef;
 
 /// What the rules of a set look at (see the [module documentation](self)).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,6 +79,20 @@ pub(crate) struct Glance<'a> {
     pub(crate) fragment: bool,
     /// Whether the rest may hold a `?` or a `;` (`false` only where it holds neither).
     pub(crate) marks: bool,
+}
+
+impl<'a> Glance<'a> {
+    /// What a key split by the parser shows (without knowing whether it holds a `?` or a
+    /// `;`).
+    pub(crate) fn of_view(v: &IriRef<'a>) -> Glance<'a> {
+        Glance {
+            scheme: v.scheme(),
+            host: v.host().filter(|_| v.authority().is_some()),
+            rest: v.path_query_fragment(),
+            fragment: v.fragment().is_some(),
+            marks: true,
+        }
+    }
 }
 
 impl Sieve {
@@ -199,18 +214,6 @@ fn find3(hay: &[u8], needles: [u8; 3]) -> Option<usize> {
 mod tests {
     use super::super::{RuleKind, Rules};
     use super::*;
-    use crate::iri::parse::IriRef;
-
-    /// The glance of a key, as the parser splits it.
-    fn glance<'a>(v: &IriRef<'a>) -> Glance<'a> {
-        Glance {
-            scheme: v.scheme(),
-            host: v.host().filter(|_| v.authority().is_some()),
-            rest: v.path_query_fragment(),
-            fragment: v.fragment().is_some(),
-            marks: true,
-        }
-    }
 
     #[test]
     fn a_key_the_sieve_passes_is_left_as_it_is_by_every_rule_set() {
@@ -240,7 +243,7 @@ mod tests {
         for rules in &sets {
             for key in keys {
                 let v = IriRef::parse(key).unwrap();
-                if rules.sieve.passes(&glance(&v)) {
+                if rules.sieve.passes(&Glance::of_view(&v)) {
                     passed += 1;
                     assert_eq!(rules.apply_to_string(key), key, "{key} under {rules:?}");
                 }
