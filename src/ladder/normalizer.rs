@@ -343,7 +343,9 @@ impl Normalizer {
 
     /// The length of the raw record at the start of `rest` (text up to a line feed, which
     /// more lines may follow) when it already is its own key and the fast path sees it: one
-    /// pass, no parsing (SPEC §8). `None` says nothing: the record may still be canonical.
+    /// pass, no parsing (SPEC §8); under protocol rules, a record that no rule changes (told
+    /// by the rules' sieve, or by running them); in the SURT form, never. `None` says
+    /// nothing: the record may still be canonical.
     #[inline]
     pub fn canonical_line(&self, rest: &str) -> Option<usize> {
         if !self.rewrites {
