@@ -99,11 +99,6 @@ pub struct Normalizer {
     /// Which records are their own key at the scheme rung, found in one pass (see
     /// [`crate::ladder::fast`]).
     fast: FastPath,
-    /// Whether the protocol rules or the SURT form rewrite the scheme-rung key
-    /// ([`Options::rewrites_after_scheme_rung`]): then a record the fast path takes still
-    /// has that work done, on its components split without a second check
-    /// ([`Normalizer::write_own_key`]).
-    rewrites: bool,
 }
 
 impl Normalizer {
@@ -128,9 +123,17 @@ impl Normalizer {
         }
         Ok(Normalizer {
             fast: FastPath::new(&options),
-            rewrites: options.rewrites_after_scheme_rung(),
             options,
         })
+    }
+
+    /// Whether the protocol rules or the SURT form rewrite the scheme-rung key
+    /// ([`Options::rewrites_after_scheme_rung`]): then a record the fast path takes still
+    /// has that work done, on its components split without a second check
+    /// ([`Normalizer::write_own_key`]).
+    #[inline]
+    fn rewrites(&self) -> bool {
+        self.options.rewrites_after_scheme_rung()
     }
 
     /// The options this normalizer was built with.
@@ -140,7 +143,7 @@ impl Normalizer {
 
     /// Normalizes one raw record. Returns the input borrowed when it already is its own key.
     pub fn normalize<'a>(&self, raw: &'a str) -> Result<Cow<'a, str>, Error> {
-        if !self.rewrites && self.fast.accepts(raw) {
+        if !self.rewrites() && self.fast.accepts(raw) {
             return Ok(Cow::Borrowed(raw));
         }
         let mut out = String::new();
@@ -153,7 +156,7 @@ impl Normalizer {
             repair,
             &mut out,
             &mut Notes::default(),
-            self.rewrites,
+            self.rewrites(),
         )?;
         if out == raw {
             Ok(Cow::Borrowed(raw))
@@ -183,12 +186,19 @@ impl Normalizer {
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
-        if !self.rewrites && self.fast.accepts(raw) {
+        if !self.rewrites() && self.fast.accepts(raw) {
             out.push_str(raw);
             return Ok(());
         }
         let repair = self.repair();
-        self.prepared(raw.as_bytes(), Some(raw), repair, out, notes, self.rewrites)
+        self.prepared(
+            raw.as_bytes(),
+            Some(raw),
+            repair,
+            out,
+            notes,
+            self.rewrites(),
+        )
     }
 
     /// Whether this normalizer repairs records ([`Options::strict`]).
@@ -220,7 +230,7 @@ impl Normalizer {
             repair,
             out,
             notes,
-            text.is_none() || self.rewrites,
+            text.is_none() || self.rewrites(),
         )
     }
 
@@ -295,7 +305,7 @@ impl Normalizer {
         notes: &mut Notes,
         scratch: &mut Scratch,
     ) -> Result<(), Error> {
-        if own.is_some() && !self.rewrites {
+        if own.is_some() && !self.rewrites() {
             out.push_str(record);
             return Ok(());
         }
@@ -348,7 +358,7 @@ impl Normalizer {
     /// nothing: the record may still be canonical.
     #[inline]
     pub fn canonical_line(&self, rest: &str) -> Option<usize> {
-        if !self.rewrites {
+        if !self.rewrites() {
             return self.fast.accepts_line(rest);
         }
         if self.options.form == Form::Surt {
@@ -361,8 +371,11 @@ impl Normalizer {
         self.rules_keep(record, shape).then_some(shape.len)
     }
 
-    /// Whether the protocol rules leave `record`, its own key at the scheme rung, as it is:
-    /// told at a glance for most records, else by running them.
+    /// Whether the protocol rules, if any, leave `record`, its own key at the scheme rung
+    /// (`shape` from the fast path), as it is: told at a glance for most records, else by
+    /// running them on its split components (into the thread's scratch buffer; `false`
+    /// should that be in use). For the engine's runs of lines, which copy such records
+    /// through.
     fn rules_keep(&self, record: &str, shape: Shape) -> bool {
         let Some(rules) = self.rules_in_force() else {
             return true;
@@ -374,13 +387,12 @@ impl Normalizer {
             return false;
         };
         SCRATCH.with(|s| {
-            let Ok(mut s) = s.try_borrow_mut() else {
-                return false;
-            };
-            let key = &mut s.key.key;
-            key.clear();
-            rules.apply_view(&view, key, &mut ());
-            key == record
+            s.try_borrow_mut().is_ok_and(|mut s| {
+                let key = &mut s.key.key;
+                key.clear();
+                rules.apply_view(&view, key, &mut ());
+                key == record
+            })
         })
     }
 
@@ -396,7 +408,7 @@ impl Normalizer {
     /// takes, each at most `max_line` bytes and ended by a line feed alone: its length in
     /// bytes, line feeds included, and its number of lines.
     pub fn canonical_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        if !self.rewrites {
+        if !self.rewrites() {
             return self.fast.accepts_lines(rest, max_line);
         }
         if self.options.form == Form::Surt {
@@ -422,7 +434,7 @@ impl Normalizer {
         out: &mut String,
     ) -> (usize, u64, u64) {
         let mut changed = 0;
-        if self.options.form != Form::Surt || !self.rewrites {
+        if self.options.form != Form::Surt || !self.rewrites() {
             // Copied through instead, or not taken at all.
             return (0, 0, changed);
         }
@@ -516,7 +528,7 @@ impl Normalizer {
         }
         let writer = KeyWriter::new(o);
         let b = &mut scratch.key;
-        if !self.rewrites {
+        if !self.rewrites() {
             writer.write_key(&view, out, &mut b.path, trace);
             return Ok(());
         }
@@ -542,12 +554,17 @@ impl Normalizer {
                 apply_rules(writer, rules, b, trace);
             }
         }
+        self.write_form(&b.key, out, trace);
+    }
+
+    /// Writes `key`, the key before the form, in the form of the key: itself, or its SURT.
+    fn write_form(&self, key: &str, out: &mut String, trace: &mut Tracer<'_>) {
         if self.options.form == Form::Surt {
             let start = out.len();
-            surt::write_surt_of_key(&b.key, self.options.surt_scheme, out);
-            note(trace, "record", "surt", &b.key, &out[start..]);
+            surt::write_surt_of_key(key, self.options.surt_scheme, out);
+            note(trace, "record", "surt", key, &out[start..]);
         } else {
-            out.push_str(&b.key);
+            out.push_str(key);
         }
     }
 
@@ -563,12 +580,17 @@ impl Normalizer {
         scratch: &mut Scratch,
         trace: &mut Tracer<'_>,
     ) -> Result<(), Error> {
-        if !self.rules_keep(record, shape) {
+        // A record the sieve does not let through takes the rules' rounds: in the engine,
+        // `canonical_line` has already run them on it and seen it change.
+        if let Some(rules) = self.rules_in_force() {
             let b = &mut scratch.key;
-            b.key.clear();
-            b.key.push_str(record);
-            self.after_scheme_rung(&KeyWriter::new(&self.options), b, out, trace);
-            return Ok(());
+            if !rules.leave_at_a_glance(&glance(record, shape)) {
+                b.key.clear();
+                b.key.push_str(record);
+                apply_rules(&KeyWriter::new(&self.options), rules, b, trace);
+                self.write_form(&b.key, out, trace);
+                return Ok(());
+            }
         }
         let start = out.len();
         self.write_own_form(record, shape, out);
@@ -728,7 +750,6 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
     let options = Options::default().with_level(level);
     let n = Normalizer {
         fast: FastPath::new(&options),
-        rewrites: options.rewrites_after_scheme_rung(),
         options,
     };
     Ok(n.normalize(a)? == n.normalize(b)?)
