@@ -154,58 +154,14 @@ impl PyNormalizer {
     ) -> PyResult<Bound<'py, PyAny>> {
         let core = self.core.clone();
         let threads = resolve_threads(threads);
-        match array {
-            AnyArray::Array(a) => {
-                let (input, field) = a.into_inner();
-                check_string_type(input.data_type())?;
-                let out = py.detach(|| keys_of(&core, &input, threads))?;
-                let field = output_field(&field, out.data_type());
-                to_pyarrow_array(py, out, field)
-            }
-            AnyArray::Stream(s) => {
-                let reader = s.into_reader()?;
-                let field = reader.field();
-                check_string_type(field.data_type())?;
-                let chunks = reader
-                    .collect::<Result<Vec<ArrayRef>, ArrowError>>()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                let out = py.detach(|| {
-                    chunks
-                        .iter()
-                        .map(|c| keys_of(&core, c, threads))
-                        .collect::<Result<Vec<_>, BatchError>>()
-                })?;
-                let field = output_field(&field, &keys_type(field.data_type()));
-                PyChunkedArray::try_new(out, field)?.into_pyarrow(py)
-            }
-        }
+        map_string_arrays(py, array, keys_type, |a| keys_of(&core, a, threads))
     }
 
     /// Per record: the key, the error (kind, column, message) and the warnings, as a struct
     /// array (a ChunkedArray for a stream).
     fn check_arrow<'py>(&self, py: Python<'py>, array: AnyArray) -> PyResult<Bound<'py, PyAny>> {
         let core = self.core.clone();
-        match array {
-            AnyArray::Array(a) => {
-                let (input, field) = a.into_inner();
-                check_string_type(input.data_type())?;
-                let out = py.detach(|| check_of(&core, &input));
-                let field = output_field(&field, out.data_type());
-                to_pyarrow_array(py, out, field)
-            }
-            AnyArray::Stream(s) => {
-                let reader = s.into_reader()?;
-                let field = reader.field();
-                check_string_type(field.data_type())?;
-                let chunks = reader
-                    .collect::<Result<Vec<ArrayRef>, ArrowError>>()
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                let out: Vec<ArrayRef> =
-                    py.detach(|| chunks.iter().map(|c| check_of(&core, c)).collect());
-                let field = output_field(&field, &check_type(field.data_type()));
-                PyChunkedArray::try_new(out, field)?.into_pyarrow(py)
-            }
-        }
+        map_string_arrays(py, array, check_type, |a| Ok(check_of(&core, a)))
     }
 
     /// The key of one record with the steps that made it, its error and its warnings.
@@ -279,6 +235,37 @@ fn check_string_type(dt: &DataType) -> PyResult<()> {
 
 /// The type of the keys of an input of type `dt`: the same string type (an all-null input
 /// stays an all-null array).
+/// Applies `per_array` to a string array, or to every array of a stream (then returned as
+/// a ChunkedArray), with the GIL released; `out_type` is the type it gives for an input
+/// type (what a stream's field says when it has no array at all).
+fn map_string_arrays<'py>(
+    py: Python<'py>,
+    array: AnyArray,
+    out_type: fn(&DataType) -> DataType,
+    per_array: impl Fn(&ArrayRef) -> Result<ArrayRef, BatchError> + Sync + Send,
+) -> PyResult<Bound<'py, PyAny>> {
+    match array {
+        AnyArray::Array(a) => {
+            let (input, field) = a.into_inner();
+            check_string_type(input.data_type())?;
+            let out = py.detach(|| per_array(&input))?;
+            let field = output_field(&field, out.data_type());
+            to_pyarrow_array(py, out, field)
+        }
+        AnyArray::Stream(s) => {
+            let reader = s.into_reader()?;
+            let field = reader.field();
+            check_string_type(field.data_type())?;
+            let chunks = reader
+                .collect::<Result<Vec<ArrayRef>, ArrowError>>()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let out = py.detach(|| chunks.iter().map(&per_array).collect::<Result<Vec<_>, _>>())?;
+            let field = output_field(&field, &out_type(field.data_type()));
+            PyChunkedArray::try_new(out, field)?.into_pyarrow(py)
+        }
+    }
+}
+
 fn keys_type(dt: &DataType) -> DataType {
     dt.clone()
 }
