@@ -32,6 +32,18 @@ pub enum Repair {
     Strict,
 }
 
+impl Repair {
+    /// The column in `raw` of a 1-based character column of the record this policy made from
+    /// it ([`original_column`]: the lenient repairs move characters; `Strict` moves none).
+    /// The columns of errors and warnings are given in the raw record.
+    pub fn raw_column(self, raw: &[u8], column: usize) -> usize {
+        match self {
+            Repair::Lenient => original_column(raw, column),
+            Repair::Strict => column,
+        }
+    }
+}
+
 /// The kinds of repair, for counting.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]

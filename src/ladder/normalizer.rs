@@ -282,10 +282,8 @@ impl Normalizer {
             };
             scratch.repaired = repaired;
             r.map_err(|mut error| {
-                if repair == Repair::Lenient {
-                    // The ladder saw the repaired record; point into the raw one.
-                    error.column = repair::original_column(raw, error.column);
-                }
+                // The ladder saw the repaired record; point into the raw one.
+                error.column = repair.raw_column(raw, error.column);
                 error
             })
         })
@@ -321,9 +319,9 @@ impl Normalizer {
         if r.is_err() {
             out.truncate(mark.0);
             notes.warnings.truncate(mark.1);
-        } else if repair == Repair::Lenient {
+        } else {
             for w in &mut notes.warnings[mark.1..] {
-                w.column = repair::original_column(raw, w.column);
+                w.column = repair.raw_column(raw, w.column);
             }
         }
         r
@@ -495,15 +493,11 @@ impl Normalizer {
         };
         self.run(record, &mut key, &mut Scratch::default(), &mut trace)
             .map_err(|mut error| {
-                if repair == Repair::Lenient {
-                    error.column = repair::original_column(raw, error.column);
-                }
+                error.column = repair.raw_column(raw, error.column);
                 error
             })?;
-        if repair == Repair::Lenient {
-            for w in &mut warnings {
-                w.column = repair::original_column(raw, w.column);
-            }
+        for w in &mut warnings {
+            w.column = repair.raw_column(raw, w.column);
         }
         Ok(Explanation {
             key,

@@ -48,7 +48,7 @@
 //! Each raw record goes to [`Operation::apply_raw`]: by default it is prepared
 //! ([`crate::iri::repair::prepare`]: trimmed and repaired unless the run is strict), the
 //! operation applied, and the column of an error mapped back to the record as read
-//! ([`crate::iri::repair::original_column`]); the normalizer does the same through its own
+//! ([`crate::iri::repair::Repair::raw_column`]); the normalizer does the same through its own
 //! record entry point, so the engine itself knows nothing of repairs. Line numbers count
 //! from 1 in each input.
 //!

@@ -49,10 +49,8 @@ pub trait Operation: Sync {
             return Ok(());
         }
         self.apply(record, out).map_err(|mut error| {
-            if repair == Repair::Lenient {
-                // The operation saw the repaired record; point into the raw one.
-                error.column = repair::original_column(raw, error.column);
-            }
+            // The operation saw the repaired record; point into the raw one.
+            error.column = repair.raw_column(raw, error.column);
             error
         })
     }
