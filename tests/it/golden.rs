@@ -30,7 +30,6 @@
 //! On a difference the test prints every input with its old and new key (or hash).
 
 use std::fmt::Write as _;
-use std::path::Path;
 
 use irinorm::iri::repair::{prepare, Repairs};
 use irinorm::ladder::{Form, Level, Normalizer, Options};
@@ -86,24 +85,42 @@ impl Keyer {
     }
 }
 
-/// Compares `new` with the file (or writes it under bless). Returns the failure message.
-fn compare_or_bless(path: &Path, new: &str, describe: impl Fn(&str) -> String) -> Option<String> {
+/// Compares `new` with the golden file `tests/golden/NAME` (or writes it under bless), and
+/// fails with what `describe` says of the old text when they differ.
+fn check_golden(name: &str, new: &str, describe: impl Fn(&str) -> String) {
+    let path = crate::common::repo()
+        .join("tests")
+        .join("golden")
+        .join(name);
     if bless() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, new).unwrap();
+        std::fs::write(&path, new).unwrap();
         eprintln!("blessed {}", path.display());
-        return None;
+        return;
     }
-    let Ok(old) = std::fs::read_to_string(path) else {
-        return Some(format!(
+    let Ok(old) = std::fs::read_to_string(&path) else {
+        panic!(
             "{} is missing; create it with IRINORM_BLESS=1 cargo test --test it golden::",
             path.display()
-        ));
+        );
     };
-    if old == new {
-        return None;
+    if old != new {
+        panic!("{}", describe(&old));
     }
-    Some(describe(&old))
+}
+
+/// The first 20 lines that differ between `old` and `new`, after `title`.
+fn changed_lines(title: String, old: &str, new: &str) -> String {
+    let mut msg = title;
+    for (o, n) in old
+        .lines()
+        .zip(new.lines())
+        .filter(|(o, n)| o != n)
+        .take(20)
+    {
+        writeln!(msg, "  old {o}\n  new {n}").unwrap();
+    }
+    msg
 }
 
 #[test]
@@ -123,11 +140,7 @@ fn generated_sample() {
         writeln!(out, "{}\t{}", input, keys.join("\t")).unwrap();
         rows.push((input, keys));
     }
-    let path = crate::common::repo()
-        .join("tests")
-        .join("golden")
-        .join("generated.tsv");
-    let failure = compare_or_bless(&path, &out, |old| {
+    check_golden("generated.tsv", &out, |old| {
         let mut msg = String::new();
         let old_rows: Vec<Vec<&str>> = old.lines().map(|l| l.split('\t').collect()).collect();
         let mut n = 0;
@@ -179,9 +192,6 @@ fn generated_sample() {
         }
         format!("{n} differences in tests/golden/generated.tsv (keys change only with a new version; see the top of tests/golden.rs):\n{msg}")
     });
-    if let Some(f) = failure {
-        panic!("{f}");
-    }
 }
 
 #[test]
@@ -229,11 +239,7 @@ fn shared_corpora_slice() {
     for (at, col, _, _, h) in &rows {
         writeln!(out, "{at}\t{col}\t{h}").unwrap();
     }
-    let path = crate::common::repo()
-        .join("tests")
-        .join("golden")
-        .join("shared.tsv");
-    let failure = compare_or_bless(&path, &out, |old| {
+    check_golden("shared.tsv", &out, |old| {
         let old_map: std::collections::HashMap<(&str, &str), &str> = old
             .lines()
             .filter_map(|l| {
@@ -271,9 +277,6 @@ fn shared_corpora_slice() {
         }
         format!("{n} differences in tests/golden/shared.tsv (keys change only with a new version; see the top of tests/golden.rs):\n{msg}")
     });
-    if let Some(f) = failure {
-        panic!("{f}");
-    }
 }
 
 /// The protocol rung's built-in profiles and the SURT form, pinned like the rungs below it
@@ -330,29 +333,14 @@ fn profiles_and_surt() {
         }
         out.push('\n');
     }
-    let path = crate::common::repo()
-        .join("tests")
-        .join("golden")
-        .join("profiles.tsv");
-    let failure = compare_or_bless(&path, &out, |old| {
+    check_golden("profiles.tsv", &out, |old| {
         let names: Vec<&str> = columns.iter().map(|(n, _)| *n).collect();
-        let mut msg = format!(
+        let title = format!(
             "tests/golden/profiles.tsv differs (columns: input, {}):\n",
             names.join(", ")
         );
-        for (o, n) in old
-            .lines()
-            .zip(out.lines())
-            .filter(|(o, n)| o != n)
-            .take(20)
-        {
-            writeln!(msg, "  old {o}\n  new {n}").unwrap();
-        }
-        msg
+        changed_lines(title, old, &out)
     });
-    if let Some(f) = failure {
-        panic!("{f}");
-    }
 }
 
 /// Inputs with empty query pairs, the ones `crawler@2` keys differently from `crawler@1`.
@@ -440,26 +428,9 @@ fn crawler_2_profile() {
         EMPTY_PAIR_INPUTS.len() - 1,
         "`?&utm_source=1` is the same"
     );
-    let path = crate::common::repo()
-        .join("tests")
-        .join("golden")
-        .join("crawler-2.tsv");
-    let failure = compare_or_bless(&path, &out, |old| {
-        let mut msg = String::from(
-            "tests/golden/crawler-2.tsv differs (columns: input, crawler@2-uri, \
-             crawler@2-iri, crawler@2-surt):\n",
-        );
-        for (o, n) in old
-            .lines()
-            .zip(out.lines())
-            .filter(|(o, n)| o != n)
-            .take(20)
-        {
-            writeln!(msg, "  old {o}\n  new {n}").unwrap();
-        }
-        msg
+    check_golden("crawler-2.tsv", &out, |old| {
+        let title = "tests/golden/crawler-2.tsv differs (columns: input, crawler@2-uri, \
+                     crawler@2-iri, crawler@2-surt):\n";
+        changed_lines(title.to_owned(), old, &out)
     });
-    if let Some(f) = failure {
-        panic!("{f}");
-    }
 }
