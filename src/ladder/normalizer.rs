@@ -212,9 +212,11 @@ impl Normalizer {
 
     /// [`Normalizer::normalize_record_into`] for a record that may not be valid UTF-8 (its
     /// stray octets are a repair, or an error when strict), under the engine's `repair`,
-    /// without asking the fast path again about a raw record given as text, unless its answer
-    /// was not the key (the rules or the SURT form rewrite it): the engine has asked it
-    /// already.
+    /// without asking the fast path again about a raw record given as text: the engine has
+    /// asked it already (through [`Normalizer::canonical_line`]). In the SURT form it has
+    /// not, since no SURT is its record: there the fast path is asked here, once. (Under
+    /// protocol rules, a record the engine found canonical but changed by a rule takes the
+    /// full ladder rather than a second scan of every record the engine refused.)
     #[cfg(feature = "stream")]
     pub(crate) fn normalize_raw_into(
         &self,
@@ -230,7 +232,7 @@ impl Normalizer {
             repair,
             out,
             notes,
-            text.is_none() || self.rewrites(),
+            text.is_none() || (self.rewrites() && self.options.form == Form::Surt),
         )
     }
 
@@ -423,9 +425,9 @@ impl Normalizer {
     /// is its own key at the scheme rung, at most `max_line` bytes long and ended by a line
     /// feed alone, whose key no rule changes. Appends each key and a line feed to `out`;
     /// returns the bytes of `rest` taken, the lines, and how many keys differ from their
-    /// line. For the engine; not a stable API.
-    #[doc(hidden)]
-    pub fn own_key_lines(
+    /// line. For the engine ([`crate::stream::Operation::key_lines`]).
+    #[cfg(feature = "stream")]
+    pub(crate) fn own_key_lines(
         &self,
         rest: &str,
         max_line: usize,
