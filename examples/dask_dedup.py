@@ -34,17 +34,6 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def read_lines(path: str) -> list:
-    """The records of a text file as the irinorm command reads them: lines end at LF, one
-    final CR removed."""
-    with open(path, "rb") as f:
-        data = f.read()
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [(ln[:-1] if ln.endswith(b"\r") else ln).decode("utf-8", "replace") for ln in lines]
-
-
 def keys_of(urls: pd.Series, normalizer: irinorm.Normalizer) -> pd.Series:
     """The keys of one partition's URLs (None where invalid), with the partition's index."""
     keys = normalizer.normalize_arrow(pa.array(urls, type=pa.string(), from_pandas=True))
@@ -60,7 +49,7 @@ def dedup(args) -> dict:
         df = dd.read_parquet(args.input)
     else:
         column = "url"
-        df = dd.from_pandas(pd.DataFrame({column: read_lines(args.input)}), npartitions=args.partitions)
+        df = dd.from_pandas(pd.DataFrame({column: irinorm.read_lines(args.input)}), npartitions=args.partitions)
     df = df.assign(key=df[column].map_partitions(keys_of, normalizer, meta=("key", "string")))
     total = len(df)
     valid = df.dropna(subset=["key"])

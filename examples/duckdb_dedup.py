@@ -32,17 +32,6 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def read_lines(path: str) -> list:
-    """The records of a text file as the irinorm command reads them: lines end at LF, one
-    final CR removed."""
-    with open(path, "rb") as f:
-        data = f.read()
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [(ln[:-1] if ln.endswith(b"\r") else ln).decode("utf-8", "replace") for ln in lines]
-
-
 def register(con: duckdb.DuckDBPyConnection, normalizer: irinorm.Normalizer, name: str = "irinorm_key") -> None:
     """Registers `name(VARCHAR) -> VARCHAR` on the connection."""
 
@@ -62,7 +51,7 @@ def dedup(args) -> dict:
     if args.input.endswith(".parquet"):
         urls = pq.read_table(args.input, columns=[args.column]).rename_columns(["url"])
     else:
-        urls = pa.table({"url": pa.array(read_lines(args.input), pa.string())})
+        urls = pa.table({"url": pa.array(irinorm.read_lines(args.input), pa.string())})
     con.register("urls", urls)
     con.sql("CREATE TEMP TABLE keyed AS SELECT url, irinorm_key(url) AS key FROM urls")
     total, invalid = con.sql("SELECT count(*), count(*) - count(key) FROM keyed").fetchall()[0]

@@ -29,17 +29,6 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def read_lines(path: str) -> list:
-    """The records of a text file as the irinorm command reads them: lines end at LF, one
-    final CR removed."""
-    with open(path, "rb") as f:
-        data = f.read()
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [(ln[:-1] if ln.endswith(b"\r") else ln).decode("utf-8", "replace") for ln in lines]
-
-
 def key_expr(column: str, normalizer: irinorm.Normalizer) -> pl.Expr:
     """An expression of the keys of a string column (null where invalid)."""
 
@@ -58,7 +47,7 @@ def dedup(args) -> dict:
         df = pl.scan_parquet(args.input)
     else:
         column = "url"
-        df = pl.LazyFrame({column: read_lines(args.input)}, schema={column: pl.String})
+        df = pl.LazyFrame({column: irinorm.read_lines(args.input)}, schema={column: pl.String})
     keyed = df.with_columns(key_expr(column, normalizer)).collect()
     kept = keyed.filter(pl.col("key").is_not_null()).unique(subset="key", keep="first", maintain_order=True)
     kept.write_parquet(args.output)

@@ -14,9 +14,10 @@ entry point for both.
 
 from __future__ import annotations
 
+import codecs
 import os
 from functools import lru_cache
-from typing import Any, Iterable, Optional, Tuple, Union
+from typing import Any, Iterable, List, Optional, Tuple, Union
 
 from . import _irinorm
 
@@ -25,6 +26,7 @@ __all__ = [
     "Normalizer",
     "equivalent",
     "normalize",
+    "read_lines",
 ]
 
 #: The version of the keys: it changes when a key written by an earlier release could
@@ -322,3 +324,30 @@ def equivalent(a: str, b: str, **options: Any) -> str:
         if keys[0] == keys[1]:
             return rung
     return "different"
+
+
+def _percent_octets(error: UnicodeDecodeError) -> Tuple[str, int]:
+    bad = error.object[error.start : error.end]
+    return "".join(f"%{b:02X}" for b in bad), error.end
+
+
+codecs.register_error("irinorm-percent-octets", _percent_octets)
+
+
+def read_lines(path: PathLike) -> List[str]:
+    """The records of a text file as the ``irinorm`` command reads them: split at line feeds,
+    one carriage return before a line feed removed, a UTF-8 byte order mark at the start
+    removed, and each octet that is not part of valid UTF-8 written ``%XX``, as the
+    command's lenient repair writes it (never U+FFFD, which would give different records
+    one key). The file is read whole."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8) :]
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [
+        (ln[:-1] if ln.endswith(b"\r") else ln).decode("utf-8", "irinorm-percent-octets")
+        for ln in lines
+    ]

@@ -22,6 +22,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
+import irinorm
+
 REPO = Path(__file__).resolve().parents[2]
 CORPORA = REPO.parent / "shared" / "corpora"
 
@@ -67,15 +69,8 @@ def cli_args(options: Dict[str, object]) -> List[str]:
 
 
 def read_records(path: Path) -> List[str]:
-    """The records of a file as the CLI reads them: lines split at LF, one final CR removed,
-    a BOM at the start removed. Every file used here is UTF-8."""
-    data = path.read_bytes()
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [(ln[:-1] if ln.endswith(b"\r") else ln).decode("utf-8") for ln in lines]
+    """The records of a file as the CLI reads them (every file used here is UTF-8)."""
+    return irinorm.read_lines(path)
 
 
 class NotText(Exception):

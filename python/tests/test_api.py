@@ -26,6 +26,40 @@ URLS = [
 ]
 
 
+def test_read_lines_gives_the_records_the_cli_reads(cli, tmp_path):
+    # A BOM, CRLF, a bare CR inside a line, stray octets (never U+FFFD: two different
+    # octets must stay two different records), an empty line, no final line feed.
+    data = (
+        b"\xef\xbb\xbfhttp://a/\r\n"
+        b"http://a/\xff\r\n"
+        b"http://a/\xfe\n"
+        b"http://a/b\rc\n"
+        b"\n"
+        b"HTTP://A/\xc3\xa9"
+    )
+    path = tmp_path / "lines.txt"
+    path.write_bytes(data)
+    records = irinorm.read_lines(path)
+    assert records == [
+        "http://a/",
+        "http://a/%FF",
+        "http://a/%FE",
+        "http://a/b\rc",
+        "",
+        "HTTP://A/\u00e9",
+    ]
+    assert irinorm.read_lines(str(path)) == records
+    out = subprocess.run(
+        [str(cli), "normalize", "-q", "--output", "tsv", str(path)], capture_output=True
+    )
+    # The input column holds the raw octets; the key column is text.
+    rows = [line.split(b"\t") for line in out.stdout.rstrip(b"\n").split(b"\n")]
+    assert len(rows) == len(records)
+    for record, row in zip(records, rows):
+        # The CLI's key column, or empty for an invalid record.
+        assert (irinorm.normalize(record) or "") == row[1].decode(), (record, row)
+
+
 def test_key_version():
     assert isinstance(irinorm.KEY_VERSION, int) and irinorm.KEY_VERSION >= 1
 
