@@ -203,6 +203,21 @@ pub fn prepare_text<'a>(
     }
 }
 
+/// The record the lenient repairs start from: `text` without leading and trailing spaces
+/// and tabs.
+pub(crate) fn trim_lenient(text: &str) -> &str {
+    text.trim_matches(|c| c == ' ' || c == '\t')
+}
+
+/// Whether the lenient repairs would leave `body` (already trimmed) exactly as it is.
+///
+/// Every byte they rewrite is one that no production of RFC 3987 §2.2 allows where it
+/// stands, so a record the parser accepts needs none: the ladder parses first and repairs
+/// only a record the parser refused. This is the check of that claim, for debug builds.
+pub(crate) fn needs_no_repair(body: &str) -> bool {
+    first_needing_repair(body.as_bytes(), true).is_none()
+}
+
 /// [`prepare`] for a record already known to be valid UTF-8.
 pub fn prepare_str<'a>(
     text: &'a str,

@@ -27,7 +27,7 @@ use crate::iri::host;
 use crate::iri::parse::HostKind;
 use crate::iri::parse::IriRef;
 use crate::iri::percent;
-use crate::iri::repair::{self, Repair, Repairs};
+use crate::iri::repair::{self, Repair, RepairKind, Repairs};
 use crate::iri::resolve;
 use crate::ladder::fast::{FastPath, Shape};
 use crate::ladder::key::KeyWriter;
@@ -267,28 +267,85 @@ impl Normalizer {
                 (true, Some(t)) => self.fast.shape(t).map(|shape| (t, shape)),
                 _ => None,
             };
-            let mut repaired = std::mem::take(&mut scratch.repaired);
-            let r = match taken {
-                Some((t, shape)) => self.ladder(t, Some(shape), raw, repair, out, notes, scratch),
-                None => {
-                    repair::prepare_text(raw, text, repair, &mut repaired, &mut notes.repairs)
-                        .and_then(|record| {
-                            // Asked about the raw text already, unless the repairs changed it.
-                            let same = text.is_some_and(|t| {
-                                t.as_ptr() == record.as_ptr() && t.len() == record.len()
-                            });
-                            let own = if same { None } else { self.fast.shape(record) };
-                            self.ladder(record, own, raw, repair, out, notes, scratch)
-                        })
+            let r = match (taken, repair, text) {
+                (Some((t, shape)), _, _) => {
+                    self.ladder(t, Some(shape), raw, repair, out, notes, scratch)
                 }
+                (None, Repair::Lenient, Some(t)) => {
+                    self.parse_then_repair(raw, t, out, notes, scratch)
+                }
+                (None, _, _) => self.repair_then_parse(raw, text, repair, out, notes, scratch),
             };
-            scratch.repaired = repaired;
             r.map_err(|mut error| {
                 // The ladder saw the repaired record; point into the raw one.
                 error.column = repair.raw_column(raw, error.column);
                 error
             })
         })
+    }
+
+    /// The lenient path of a record that is valid UTF-8 (`raw` as text), which the fast path
+    /// has refused: the ladder runs on the trimmed record first, and the repairs (a scan of
+    /// every byte) only when it fails, since a record the parser accepts needs none
+    /// ([`repair::needs_no_repair`]). A record the repairs leave as it is keeps its error.
+    fn parse_then_repair(
+        &self,
+        raw: &[u8],
+        text: &str,
+        out: &mut String,
+        notes: &mut Notes,
+        scratch: &mut Scratch,
+    ) -> Result<(), Error> {
+        let body = repair::trim_lenient(text);
+        if body.is_empty() {
+            return self.repair_then_parse(raw, Some(text), Repair::Lenient, out, notes, scratch);
+        }
+        let trimmed = body.len() != text.len();
+        // The fast path was asked about the raw text already, not about the trimmed one.
+        let own = if trimmed { self.fast.shape(body) } else { None };
+        let error = match self.ladder(body, own, raw, Repair::Lenient, out, notes, scratch) {
+            Ok(()) => {
+                debug_assert!(repair::needs_no_repair(body), "accepted {body:?}");
+                if trimmed {
+                    notes.repairs.add(RepairKind::Trim);
+                }
+                return Ok(());
+            }
+            Err(error) => error,
+        };
+        let mut repaired = std::mem::take(&mut scratch.repaired);
+        let r = repair::prepare_str(text, Repair::Lenient, &mut repaired, &mut notes.repairs)
+            .and_then(|record| {
+                if same_text(record, body) {
+                    return Err(error);
+                }
+                let own = self.fast.shape(record);
+                self.ladder(record, own, raw, Repair::Lenient, out, notes, scratch)
+            });
+        scratch.repaired = repaired;
+        r
+    }
+
+    /// Repairs `raw` (given as `text` too when it is valid UTF-8) under `repair`, then runs
+    /// the ladder on the result, asking the fast path about it unless it is `text` itself.
+    fn repair_then_parse(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+        scratch: &mut Scratch,
+    ) -> Result<(), Error> {
+        let mut repaired = std::mem::take(&mut scratch.repaired);
+        let r = repair::prepare_text(raw, text, repair, &mut repaired, &mut notes.repairs)
+            .and_then(|record| {
+                let same = text.is_some_and(|t| same_text(t, record));
+                let own = if same { None } else { self.fast.shape(record) };
+                self.ladder(record, own, raw, repair, out, notes, scratch)
+            });
+        scratch.repaired = repaired;
+        r
     }
 
     /// The key of one prepared record, `own` when the fast path found it to be its own key
@@ -663,6 +720,11 @@ impl Normalizer {
         }
         Ok(view)
     }
+}
+
+/// Whether `a` and `b` are the same slice of one text (not merely equal strings).
+fn same_text(a: &str, b: &str) -> bool {
+    a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 
 /// What the protocol rules' sieve needs to see of a record the fast path took.
