@@ -431,17 +431,43 @@ pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
     // One pass: letters, digits and hyphens, each label checked at its dot.
     let mut start = 0;
     for (i, &c) in body.iter().enumerate() {
-        if c == b'.' {
-            if !is_ldh_label_shape(&body[start..i]) {
-                return false;
+        match LDH_CLASS[usize::from(c)] {
+            LDH_LABEL => {}
+            LDH_DOT => {
+                if !is_ldh_label_shape(&body[start..i]) {
+                    return false;
+                }
+                start = i + 1;
             }
-            start = i + 1;
-        } else if !(c.is_ascii_alphanumeric() || c == b'-') {
-            return false;
+            _ => return false,
         }
     }
     is_ldh_label_shape(&body[start..])
 }
+
+/// A byte of an LDH label (a letter, a digit or `-`), for [`LDH_CLASS`].
+const LDH_LABEL: u8 = 1;
+/// The label separator `.`, for [`LDH_CLASS`].
+const LDH_DOT: u8 = 2;
+
+/// What each byte is to [`is_valid_ldh_host`]: [`LDH_LABEL`], [`LDH_DOT`], or 0 (a byte
+/// that sends the host to the slow path).
+static LDH_CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        t[i] = if b.is_ascii_alphanumeric() || b == b'-' {
+            LDH_LABEL
+        } else if b == b'.' {
+            LDH_DOT
+        } else {
+            0
+        };
+        i += 1;
+    }
+    t
+};
 
 /// Whether a label of letters, digits and hyphens has 1–63 octets, no hyphen first or last,
 /// and no `--` in the third and fourth positions (every `xn--` label among them goes to the

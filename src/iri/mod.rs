@@ -1,7 +1,8 @@
 //! The IRI core: RFC 3987 and RFC 3986 themselves, with no notion of keys, ladders or
 //! streams.
 //!
-//! - [`chars`]: the character classes (RFC 3986 §2, RFC 3987 §2.2, §4.1);
+//! - [`chars`]: the character classes (RFC 3986 §2, RFC 3987 §2.2, §4.1), and `find`, the
+//!   byte searches sized for one component;
 //! - [`error`]: typed errors and warnings, with their columns;
 //! - [`repair`]: the lenient repairs of a raw record before it is parsed (RFC 3987 §3.1);
 //! - [`parse`]: the zero-copy parser and validator ([`parse::IriRef`], RFC 3987 §2.2,
@@ -23,6 +24,7 @@ pub mod chars;
 pub mod components;
 pub mod convert;
 pub mod error;
+pub(crate) mod find;
 pub mod host;
 pub mod parse;
 pub mod path;

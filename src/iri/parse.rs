@@ -15,6 +15,7 @@
 use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
 use crate::iri::components::Components;
 use crate::iri::error::{Error, ErrorKind};
+use crate::iri::find::{find, find2};
 use crate::iri::host;
 
 /// The productions a record can be checked against (RFC 3987 §2.2, RFC 3986 §3–§4).
@@ -86,7 +87,10 @@ type Span = (u32, u32);
 /// A parsed IRI reference: the text and the offsets of its components.
 ///
 /// Offsets are stored as `u32`; texts of 4 GiB or more are rejected by [`IriRef::parse`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Two views are equal when they split the same text the same way (what the parser
+/// learned about a component's characters on the way, [`IriRef::is_plain`], is not
+/// compared).
+#[derive(Clone, Copy, Debug, Eq)]
 pub struct IriRef<'a> {
     text: &'a str,
     /// End of the scheme (the index of its `:`), when there is one.
@@ -104,11 +108,14 @@ pub struct IriRef<'a> {
     query: Option<Span>,
     /// The fragment without its `#`.
     fragment: Option<Span>,
+    /// The components, as [`Component::bit`]s, found to hold no percent-encoding and no
+    /// non-ASCII character while they were checked (none for an unchecked split).
+    plain: u8,
 }
 
 /// Which characters a component admits beyond the ASCII ones its table allows.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Component {
+pub(crate) enum Component {
     Userinfo,
     RegName,
     Path,
@@ -165,6 +172,25 @@ const fn build_component_table() -> [u8; 256] {
 /// (ASCII only; `%` and non-ASCII are checked apart).
 static COMPONENT_ASCII: [u8; 256] = build_component_table();
 
+impl PartialEq for IriRef<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let offsets = |v: &Self| {
+            (
+                v.scheme_end,
+                v.authority,
+                v.userinfo,
+                v.host,
+                v.host_kind,
+                v.port,
+                v.path,
+                v.query,
+                v.fragment,
+            )
+        };
+        self.text == other.text && offsets(self) == offsets(other)
+    }
+}
+
 impl<'a> IriRef<'a> {
     /// Parses `text` as an `IRI-reference` (RFC 3987 §2.2).
     pub fn parse(text: &'a str) -> Result<IriRef<'a>, Error> {
@@ -197,7 +223,7 @@ impl<'a> IriRef<'a> {
         let mut pos = scheme_end.map_or(0, |i| i as usize + 1);
 
         // The rest ends the hierarchical part at the first '?' or '#'.
-        let hier_end = memchr::memchr2(b'?', b'#', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        let hier_end = find2(b'?', b'#', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
 
         let mut view = IriRef {
             text,
@@ -210,12 +236,13 @@ impl<'a> IriRef<'a> {
             path: (0, 0),
             query: None,
             fragment: None,
+            plain: 0,
         };
 
         // Authority (RFC 3986 §3.2): "//" up to the next '/', '?' or '#'.
         if bytes[pos..hier_end].starts_with(b"//") {
             let start = pos + 2;
-            let end = memchr::memchr(b'/', &bytes[start..hier_end]).map_or(hier_end, |i| start + i);
+            let end = find(b'/', &bytes[start..hier_end]).map_or(hier_end, |i| start + i);
             view.authority = Some((start as u32, end as u32));
             view.parse_authority::<CHECK>(start, end, grammar)?;
             pos = end;
@@ -224,7 +251,7 @@ impl<'a> IriRef<'a> {
         // Path (RFC 3986 §3.3).
         view.path = (pos as u32, hier_end as u32);
         if CHECK {
-            check_component(text, pos, hier_end, Component::Path, grammar)?;
+            view.plain |= check_component(text, pos, hier_end, Component::Path, grammar)?;
         }
         view.parse_query_fragment::<CHECK>(hier_end, grammar)?;
         Ok(view)
@@ -241,9 +268,9 @@ impl<'a> IriRef<'a> {
         let (text, bytes) = (self.text, self.text.as_bytes());
         if pos < bytes.len() && bytes[pos] == b'?' {
             let start = pos + 1;
-            let end = memchr::memchr(b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
+            let end = find(b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             if CHECK {
-                check_component(text, start, end, Component::Query, grammar)?;
+                self.plain |= check_component(text, start, end, Component::Query, grammar)?;
             }
             self.query = Some((start as u32, end as u32));
             pos = end;
@@ -259,11 +286,12 @@ impl<'a> IriRef<'a> {
                     "a fragment is not allowed in an absolute IRI",
                 ));
             }
-            if let Some(i) = memchr::memchr(b'#', &bytes[start..]) {
+            if let Some(i) = find(b'#', &bytes[start..]) {
                 return Err(err(ErrorKind::Syntax, start + i, "a second '#'"));
             }
             if CHECK {
-                check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
+                self.plain |=
+                    check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
             }
             self.fragment = Some((start as u32, bytes.len() as u32));
         }
@@ -280,9 +308,10 @@ impl<'a> IriRef<'a> {
         let text = self.text;
         let bytes = text.as_bytes();
         let mut host_start = start;
-        if let Some(at) = memchr::memchr(b'@', &bytes[start..end]) {
+        if let Some(at) = find(b'@', &bytes[start..end]) {
             if CHECK {
-                check_component(text, start, start + at, Component::Userinfo, grammar)?;
+                self.plain |=
+                    check_component(text, start, start + at, Component::Userinfo, grammar)?;
             }
             self.userinfo = Some((start as u32, (start + at) as u32));
             host_start = start + at + 1;
@@ -315,10 +344,10 @@ impl<'a> IriRef<'a> {
                 return Err(syntax_error(text, host_end, host_end, end, message));
             }
         } else {
-            host_end =
-                memchr::memchr(b':', &bytes[host_start..end]).map_or(end, |i| host_start + i);
+            host_end = find(b':', &bytes[host_start..end]).map_or(end, |i| host_start + i);
             if CHECK {
-                check_component(text, host_start, host_end, Component::RegName, grammar)?;
+                self.plain |=
+                    check_component(text, host_start, host_end, Component::RegName, grammar)?;
             }
             if host::is_ipv4address(&text[host_start..host_end]) {
                 self.host_kind = HostKind::Ipv4;
@@ -377,6 +406,16 @@ impl<'a> IriRef<'a> {
     /// The port, without its `:` (possibly empty), when the authority has a `:`.
     pub fn port(&self) -> Option<&'a str> {
         self.port.map(|s| self.slice(s))
+    }
+
+    /// Whether `component`, as written, holds no percent-encoding and no non-ASCII
+    /// character, as the parser found while checking it: then the syntax rung's
+    /// percent-encoding normalization (RFC 3986 §6.2.2.2; RFC 3987 §3.1, §3.2) has nothing
+    /// to rewrite in it but case. `false` when unknown (a split without checks, or no such
+    /// component).
+    #[inline]
+    pub(crate) fn is_plain(&self, component: Component) -> bool {
+        self.plain & component.bit() != 0
     }
 
     /// The path (possibly empty).
@@ -478,28 +517,30 @@ fn syntax_error(text: &str, at: usize, from: usize, to: usize, message: &'static
     Error::at_byte(ErrorKind::Syntax, text, at, message)
 }
 
-/// Checks `text[start..end]` against the production of `component`.
+/// Checks `text[start..end]` against the production of `component`. Returns the
+/// component's bit if it holds no percent-encoding and no non-ASCII character, else 0 (for
+/// [`IriRef::is_plain`]).
 fn check_component(
     text: &str,
     start: usize,
     end: usize,
     component: Component,
     grammar: Grammar,
-) -> Result<(), Error> {
+) -> Result<u8, Error> {
     let bytes = text.as_bytes();
     let ok = component.bit();
+    let mut plain = ok;
     let mut i = start;
     while i < end {
-        // Runs of allowed ASCII, four bytes at a time, then one at a time.
-        while i + 4 <= end {
-            let t = COMPONENT_ASCII[bytes[i] as usize]
-                & COMPONENT_ASCII[bytes[i + 1] as usize]
-                & COMPONENT_ASCII[bytes[i + 2] as usize]
-                & COMPONENT_ASCII[bytes[i + 3] as usize];
+        // Runs of allowed ASCII, eight bytes at a time, then one at a time.
+        while let Some(run) = bytes.get(i..i + 8).filter(|_| i + 8 <= end) {
+            let t = run
+                .iter()
+                .fold(u8::MAX, |t, &b| t & COMPONENT_ASCII[usize::from(b)]);
             if t & ok == 0 {
                 break;
             }
-            i += 4;
+            i += 8;
         }
         if i == end {
             break;
@@ -515,6 +556,7 @@ fn check_component(
                     && chars::is(bytes[i + 1], chars::HEX)
                     && chars::is(bytes[i + 2], chars::HEX)
                 {
+                    plain = 0;
                     i += 3;
                     continue;
                 }
@@ -530,9 +572,10 @@ fn check_component(
         // Non-ASCII: decode the character (the text is valid UTF-8).
         let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
         check_non_ascii(text, i, c, component, grammar)?;
+        plain = 0;
         i += c.len_utf8();
     }
-    Ok(())
+    Ok(plain)
 }
 
 fn ascii_error(text: &str, i: usize, b: u8) -> Error {
@@ -621,6 +664,43 @@ mod tests {
     fn err(text: &str) -> (ErrorKind, usize) {
         let e = IriRef::parse(text).unwrap_err();
         (e.kind, e.column)
+    }
+
+    #[test]
+    fn is_plain_says_which_components_hold_no_percent_or_non_ascii() {
+        let v = IriRef::parse("http://u%41@h\u{e9}.x/p/./q?q=1#f%20").unwrap();
+        assert!(!v.is_plain(Component::Userinfo));
+        assert!(!v.is_plain(Component::RegName));
+        assert!(v.is_plain(Component::Path));
+        assert!(v.is_plain(Component::Query));
+        assert!(!v.is_plain(Component::Fragment));
+        let v = IriRef::parse("/\u{e9}?%7E").unwrap();
+        assert!(!v.is_plain(Component::Path));
+        assert!(!v.is_plain(Component::Query));
+        // Not known without the checks.
+        let v = IriRef::split_valid("http://h/p").unwrap();
+        assert!(!v.is_plain(Component::Path) && !v.is_plain(Component::RegName));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn is_plain_is_no_percent_and_no_non_ascii(
+            text in "[a-z]{1,3}:(//[a-zA-Z0-9%.é]{0,8})?[/a-zA-Z0-9%é.]{0,12}(\\?[a-z0-9%é=]{0,6})?(#[a-z0-9%é]{0,4})?"
+        ) {
+            let Ok(v) = IriRef::parse(&text) else { return Ok(()) };
+            let plain = |s: &str| !s.contains('%') && s.is_ascii();
+            proptest::prop_assert_eq!(v.is_plain(Component::Path), plain(v.path()));
+            if let Some(q) = v.query() {
+                proptest::prop_assert_eq!(v.is_plain(Component::Query), plain(q));
+            }
+            if let Some(f) = v.fragment() {
+                proptest::prop_assert_eq!(v.is_plain(Component::Fragment), plain(f));
+            }
+            if v.authority().is_some() && v.host_kind() == HostKind::RegName {
+                let h = v.host().unwrap_or("");
+                proptest::prop_assert_eq!(v.is_plain(Component::RegName), plain(h));
+            }
+        }
     }
 
     #[test]

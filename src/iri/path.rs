@@ -12,6 +12,8 @@
 //! [`has_dot_segments`] is a cheap test that lets callers skip the rewrite: when it returns
 //! `false`, [`remove_dot_segments`] would copy its input unchanged.
 
+use crate::iri::find::find;
+
 /// Removes the dot segments (`.` and `..`) of `input` following the algorithm of
 /// RFC 3986 §5.2.4, appending the resulting path to `out`.
 ///
@@ -163,13 +165,35 @@ impl<'o> Output<'o> {
     /// tells whether the end of `rest` is the end of the input.
     fn segments(&mut self, mut rest: &str, is_final: bool) {
         while !rest.is_empty() {
+            // Segments that do not start with '.' move as they are (rule E), all at once.
+            let plain = first_dotted_segment(rest.as_bytes()).unwrap_or(rest.len());
+            self.out.push_str(&rest[..plain]);
+            rest = &rest[plain..];
+            if rest.is_empty() {
+                break;
+            }
             let after = &rest[1..];
-            let k = memchr::memchr(b'/', after.as_bytes()).unwrap_or(after.len());
+            let k = find(b'/', after.as_bytes()).unwrap_or(after.len());
             let (seg, next) = after.split_at(k);
             self.segment(seg, is_final && next.is_empty());
             rest = next;
         }
     }
+}
+
+/// Where the first segment of `rest` (which starts with `/`) that starts with `.` begins:
+/// the index of its `/`. Only such a segment can be `.` or `..`.
+#[inline]
+fn first_dotted_segment(rest: &[u8]) -> Option<usize> {
+    let mut from = 1;
+    while let Some(i) = find(b'.', &rest[from..]) {
+        let dot = from + i;
+        if rest[dot - 1] == b'/' {
+            return Some(dot - 1);
+        }
+        from = dot + 1;
+    }
+    None
 }
 
 /// The leading part of the algorithm, where the input does not start with `/`: rule A
@@ -191,7 +215,7 @@ fn leading<'i>(mut input: &'i str, buf: &mut Output<'_>) -> &'i str {
     if input.starts_with('/') {
         return input;
     }
-    let k = memchr::memchr(b'/', input.as_bytes()).unwrap_or(input.len());
+    let k = find(b'/', input.as_bytes()).unwrap_or(input.len());
     buf.out.push_str(&input[..k]);
     &input[k..]
 }

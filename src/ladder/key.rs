@@ -5,7 +5,7 @@
 
 use crate::iri::error::{Warning, WarningKind};
 use crate::iri::host::{self, HostForm};
-use crate::iri::parse::{HostKind, IriRef};
+use crate::iri::parse::{Component, HostKind, IriRef};
 use crate::iri::path;
 use crate::iri::percent::{self, Recode};
 use crate::iri::scheme::{self, SchemeRule, Special};
@@ -55,7 +55,7 @@ impl<'o> KeyWriter<'o> {
                 in_query: true,
                 ..self.policy
             };
-            percent::recode(q, p, out);
+            recode(view, Component::Query, q, p, out);
             note(trace, "query", "percent-encoding", q, &out[start..]);
         }
         if let Some(f) = view.fragment() {
@@ -64,7 +64,7 @@ impl<'o> KeyWriter<'o> {
             } else {
                 out.push('#');
                 let start = out.len();
-                percent::recode(f, self.policy, out);
+                recode(view, Component::Fragment, f, self.policy, out);
                 note(trace, "fragment", "percent-encoding", f, &out[start..]);
             }
         }
@@ -81,7 +81,8 @@ impl<'o> KeyWriter<'o> {
     ) -> Option<&'static SchemeRule> {
         let s = view.scheme()?;
         let start = out.len();
-        out.extend(s.bytes().map(|b| b.to_ascii_lowercase() as char));
+        out.push_str(s);
+        out[start..].make_ascii_lowercase();
         note(trace, "scheme", "case", s, &out[start..]);
         let rule = if self.options.applies_scheme_rows() {
             scheme::lookup(&out[start..])
@@ -103,7 +104,7 @@ impl<'o> KeyWriter<'o> {
         out.push_str("//");
         if let Some(u) = view.userinfo() {
             let start = out.len();
-            percent::recode(u, self.policy, out);
+            recode(view, Component::Userinfo, u, self.policy, out);
             note(trace, "userinfo", "percent-encoding", u, &out[start..]);
             out.push('@');
         }
@@ -235,14 +236,19 @@ impl<'o> KeyWriter<'o> {
         // Dot segments go from any path that resolution would clean; a relative-path
         // reference keeps its dots (SPEC §3), since their meaning depends on the base.
         let remove_dots = path::removes_dot_segments(view.is_absolute(), has_authority, p);
-        if remove_dots && may_hold_dot_segment(p) {
+        let plain = view.is_plain(Component::Path);
+        if remove_dots && plain && p.contains('.') {
+            // Nothing to recode: the dots go straight from the record.
+            path::remove_dot_segments(p, out);
+            note(trace, "path", "dot-segments", p, &out[start..]);
+        } else if remove_dots && may_hold_dot_segment(p) {
             scratch.clear();
             percent::recode(p, self.policy, scratch);
             note(trace, "path", "percent-encoding", p, scratch);
             path::remove_dot_segments(scratch, out);
             note(trace, "path", "dot-segments", scratch, &out[start..]);
         } else {
-            percent::recode(p, self.policy, out);
+            recode(view, Component::Path, p, self.policy, out);
             note(trace, "path", "percent-encoding", p, &out[start..]);
         }
         if !has_authority && out[start..].starts_with("//") {
@@ -259,6 +265,19 @@ impl<'o> KeyWriter<'o> {
         if let Some(r) = rule {
             write_scheme_path(r, has_authority, start, out, trace);
         }
+    }
+}
+
+/// Writes `text`, component `component` of `view`, under `policy`
+/// ([`percent::recode`]): copied as it is when the parser found it plain
+/// ([`IriRef::is_plain`]), since recoding rewrites only percent-encodings, non-ASCII
+/// characters and, when `policy.lowercase` asks, letters.
+#[inline]
+fn recode(view: &IriRef<'_>, component: Component, text: &str, policy: Recode, out: &mut String) {
+    if !policy.lowercase && view.is_plain(component) {
+        out.push_str(text);
+    } else {
+        percent::recode(text, policy, out);
     }
 }
 
@@ -333,4 +352,36 @@ fn may_hold_dot_segment(p: &str) -> bool {
     memchr::memchr(b'.', b).is_some()
         || memchr::memmem::find(b, b"%2E").is_some()
         || memchr::memmem::find(b, b"%2e").is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// What [`recode`] relies on to copy a plain component: under every policy the
+        /// rungs use without lowercasing, recoding text with no `%` and no non-ASCII
+        /// character gives the text back.
+        #[test]
+        fn recoding_a_plain_component_changes_nothing(
+            text in "[A-Za-z0-9._~!$&'()*+,;=:@/?-]{0,40}",
+            iri: bool,
+            in_query: bool,
+            decode_unreserved: bool,
+            uppercase_hex: bool,
+        ) {
+            let policy = Recode {
+                decode_unreserved,
+                uppercase_hex,
+                encode_non_ascii: !iri,
+                decode_utf8: iri,
+                in_query,
+                lowercase: false,
+            };
+            let mut out = String::new();
+            percent::recode(&text, policy, &mut out);
+            prop_assert_eq!(out, text);
+        }
+    }
 }
