@@ -532,50 +532,50 @@ fn check_component(
     let mut plain = ok;
     let mut i = start;
     while i < end {
-        // Runs of allowed ASCII, eight bytes at a time, then one at a time.
-        while let Some(run) = bytes.get(i..i + 8).filter(|_| i + 8 <= end) {
-            let t = run
-                .iter()
-                .fold(u8::MAX, |t, &b| t & COMPONENT_ASCII[usize::from(b)]);
-            if t & ok == 0 {
-                break;
-            }
-            i += 8;
-        }
-        if i == end {
-            break;
-        }
         let b = bytes[i];
-        if b < 0x80 {
-            if COMPONENT_ASCII[b as usize] & ok != 0 {
-                i += 1;
-                continue;
+        if b == b'%' {
+            if !(i + 2 < end
+                && chars::is(bytes[i + 1], chars::HEX)
+                && chars::is(bytes[i + 2], chars::HEX))
+            {
+                let message = "'%' not followed by two hex digits";
+                return Err(Error::at_byte(ErrorKind::BadPercent, text, i, message));
             }
-            if b == b'%' {
-                if i + 2 < end
-                    && chars::is(bytes[i + 1], chars::HEX)
-                    && chars::is(bytes[i + 2], chars::HEX)
-                {
-                    plain = 0;
-                    i += 3;
-                    continue;
-                }
-                return Err(Error::at_byte(
-                    ErrorKind::BadPercent,
-                    text,
-                    i,
-                    "'%' not followed by two hex digits",
-                ));
+            plain = 0;
+            i += 3;
+        } else if b >= 0x80 {
+            // Non-ASCII: decode the character (the text is valid UTF-8).
+            let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
+            check_non_ascii(text, i, c, component, grammar)?;
+            plain = 0;
+            i += c.len_utf8();
+        } else {
+            i = allowed_ascii_run(bytes, i, end, ok);
+            if let Some(&b) = bytes[..end].get(i).filter(|&&b| b < 0x80 && b != b'%') {
+                return Err(ascii_error(text, i, b));
             }
-            return Err(ascii_error(text, i, b));
         }
-        // Non-ASCII: decode the character (the text is valid UTF-8).
-        let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
-        check_non_ascii(text, i, c, component, grammar)?;
-        plain = 0;
-        i += c.len_utf8();
     }
     Ok(plain)
+}
+
+/// Where the run of ASCII bytes from `i` that the component of bit `ok` allows raw ends
+/// (at `end` at most): eight bytes a turn while they all pass, then one at a time.
+#[inline(always)]
+fn allowed_ascii_run(bytes: &[u8], mut i: usize, end: usize, ok: u8) -> usize {
+    while let Some(run) = bytes.get(i..i + 8).filter(|_| i + 8 <= end) {
+        let t = run
+            .iter()
+            .fold(u8::MAX, |t, &b| t & COMPONENT_ASCII[usize::from(b)]);
+        if t & ok == 0 {
+            break;
+        }
+        i += 8;
+    }
+    while i < end && COMPONENT_ASCII[usize::from(bytes[i])] & ok != 0 {
+        i += 1;
+    }
+    i
 }
 
 fn ascii_error(text: &str, i: usize, b: u8) -> Error {
