@@ -99,7 +99,10 @@ pub fn removes_dot_segments(absolute: bool, has_authority: bool, path: &str) -> 
 /// rewrite can be skipped. `.a`, `..a`, `...` and `%2E` do not count.
 pub fn has_dot_segments(path: &str) -> bool {
     let b = path.as_bytes();
-    for i in memchr::memchr_iter(b'.', b) {
+    let mut from = 0;
+    while let Some(k) = find(b'.', &b[from..]) {
+        let i = from + k;
+        from = i + 1;
         if i > 0 && b[i - 1] != b'/' {
             continue;
         }

@@ -236,20 +236,21 @@ impl<'o> KeyWriter<'o> {
         // Dot segments go from any path that resolution would clean; a relative-path
         // reference keeps its dots (SPEC §3), since their meaning depends on the base.
         let remove_dots = path::removes_dot_segments(view.is_absolute(), has_authority, p);
-        let plain = view.is_plain(Component::Path);
-        if remove_dots && plain && p.contains('.') {
-            // Nothing to recode: the dots go straight from the record.
+        if remove_dots && view.is_plain(Component::Path) && p.contains('.') {
+            // Nothing to recode (so no `%2E` to decode): the dots go straight from the record.
             path::remove_dot_segments(p, out);
             note(trace, "path", "dot-segments", p, &out[start..]);
-        } else if remove_dots && may_hold_dot_segment(p) {
-            scratch.clear();
-            percent::recode(p, self.policy, scratch);
-            note(trace, "path", "percent-encoding", p, scratch);
-            path::remove_dot_segments(scratch, out);
-            note(trace, "path", "dot-segments", scratch, &out[start..]);
         } else {
             recode(view, Component::Path, p, self.policy, out);
             note(trace, "path", "percent-encoding", p, &out[start..]);
+            // Decoding may have made dots (`%2E`): the recoded path is where to look.
+            if remove_dots && path::has_dot_segments(&out[start..]) {
+                scratch.clear();
+                scratch.push_str(&out[start..]);
+                out.truncate(start);
+                path::remove_dot_segments(scratch, out);
+                note(trace, "path", "dot-segments", scratch, &out[start..]);
+            }
         }
         if !has_authority && out[start..].starts_with("//") {
             // Without an authority, a path starting with "//" would be re-read as one.
@@ -343,15 +344,6 @@ fn host_column(view: &IriRef<'_>) -> usize {
         .host()
         .map_or(0, |h| h.as_ptr() as usize - text.as_ptr() as usize);
     text[..at].chars().count() + 1
-}
-
-/// Whether a path may hold a `.` or `..` segment once unreserved characters are decoded.
-#[inline]
-fn may_hold_dot_segment(p: &str) -> bool {
-    let b = p.as_bytes();
-    memchr::memchr(b'.', b).is_some()
-        || memchr::memmem::find(b, b"%2E").is_some()
-        || memchr::memmem::find(b, b"%2e").is_some()
 }
 
 #[cfg(test)]
