@@ -369,7 +369,24 @@ pub fn dns_host(host: &str, form: HostForm, out: &mut String) -> Result<(), Idna
         out[start..].make_ascii_lowercase();
         return Ok(());
     }
-    dns_host_slow(host, form, out)
+    dns_host_slow(host, form, out, None)
+}
+
+/// [`dns_host`] in [`HostForm::Unicode`], which also appends the [`HostForm::Ascii`] form
+/// of the host to `ascii`, from the same run of UTS #46 (its ToASCII side). On `Err`
+/// nothing is appended to either.
+pub fn dns_host_with_ascii(
+    host: &str,
+    out: &mut String,
+    ascii: &mut String,
+) -> Result<(), IdnaFailure> {
+    if host.is_empty() || is_valid_ldh_host(host.as_bytes()) {
+        let start = out.len();
+        dns_host(host, HostForm::Unicode, out)?;
+        ascii.push_str(&out[start..]);
+        return Ok(());
+    }
+    dns_host_slow(host, HostForm::Unicode, out, Some(ascii))
 }
 
 /// Appends the host as the optional ToASCII step of RFC 3987 §3.1 writes it (`to_uri` with
@@ -481,19 +498,24 @@ fn is_ldh_label_shape(label: &[u8]) -> bool {
 }
 
 /// The slow path of [`dns_host`]: percent-decoding, UTS #46, length and `ireg-name` checks.
-fn dns_host_slow(host: &str, form: HostForm, out: &mut String) -> Result<(), IdnaFailure> {
+/// With `want_ascii`, the ASCII form is appended there too (on success only).
+fn dns_host_slow(
+    host: &str,
+    form: HostForm,
+    out: &mut String,
+    want_ascii: Option<&mut String>,
+) -> Result<(), IdnaFailure> {
     if host.is_empty() {
         return Ok(());
     }
     let decoded;
-    let bytes: &[u8] = if memchr::memchr(b'%', host.as_bytes()).is_some() {
+    let text: &str = if memchr::memchr(b'%', host.as_bytes()).is_some() {
         decoded = percent_decode(host.as_bytes()).ok_or(IdnaFailure)?;
-        &decoded
+        // `process` checks UTF-8 itself, but an early check keeps the contract obvious.
+        std::str::from_utf8(&decoded).map_err(|_| IdnaFailure)?
     } else {
-        host.as_bytes()
+        host
     };
-    // `process` checks UTF-8 itself, but an early check keeps the contract obvious.
-    let text = std::str::from_utf8(bytes).map_err(|_| IdnaFailure)?;
 
     let start = out.len();
     let mut ascii_side = String::new();
@@ -528,12 +550,18 @@ fn dns_host_slow(host: &str, form: HostForm, out: &mut String) -> Result<(), Idn
             || verify_dns_length(ascii, DNS_LENGTH == DnsLength::VerifyAllowRootDot))
             && (form == HostForm::Ascii || out[start..].chars().all(allowed_in_ireg_name))
     };
-    if ok {
-        Ok(())
-    } else {
+    if !ok {
         out.truncate(start);
-        Err(IdnaFailure)
+        return Err(IdnaFailure);
     }
+    if let Some(a) = want_ascii {
+        a.push_str(if ascii_side.is_empty() {
+            &out[start..]
+        } else {
+            &ascii_side
+        });
+    }
+    Ok(())
 }
 
 /// Whether `c` may appear raw (not percent-encoded) in an `ireg-name` as the U-label form
@@ -616,7 +644,7 @@ mod tests {
 
     fn slow(h: &str, form: HostForm) -> Result<String, IdnaFailure> {
         let mut out = String::from("x");
-        let r = dns_host_slow(h, form, &mut out);
+        let r = dns_host_slow(h, form, &mut out, None);
         if r.is_err() {
             assert_eq!(out, "x");
         }
@@ -625,6 +653,41 @@ mod tests {
 
     fn ascii(h: &str) -> Result<String, IdnaFailure> {
         host(h, HostForm::Ascii)
+    }
+
+    #[test]
+    fn one_run_gives_both_forms() {
+        let hosts = [
+            "",
+            "example.com",
+            "EXAMPLE.com",
+            "bücher.de",
+            "xn--bcher-kva.de",
+            "ex%41mple.com",
+            "%C3%BC.de",
+            "xn--xn---epa.com",
+            "a..b",
+            "ήλιος.gr",
+            "-a.com",
+            "faß.de",
+            "ⓔⓧⓐⓜⓟⓛⓔ.com",
+            "xn--g9b2c.ήλιος.xn--wgbh1c",
+            "%E2%82%AC",
+            "a.b.",
+            "例え.テスト",
+        ];
+        for h in hosts {
+            let (mut u, mut a) = (String::from("u|"), String::from("a|"));
+            let r = dns_host_with_ascii(h, &mut u, &mut a);
+            assert_eq!(r.is_ok(), unicode(h).is_ok(), "{h:?}");
+            match r {
+                Ok(()) => {
+                    assert_eq!(Ok(u[2..].to_string()), unicode(h), "{h:?}");
+                    assert_eq!(Ok(a[2..].to_string()), ascii(h), "{h:?}");
+                }
+                Err(_) => assert_eq!((u.as_str(), a.as_str()), ("u|", "a|"), "{h:?}"),
+            }
+        }
     }
 
     fn unicode(h: &str) -> Result<String, IdnaFailure> {

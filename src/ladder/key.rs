@@ -320,19 +320,20 @@ fn write_scheme_path(
 /// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
 fn write_unicode_host(h: &str, out: &mut String) -> bool {
     let start = out.len();
-    if host::dns_host(h, HostForm::Unicode, out).is_ok() {
+    // One run of UTS #46 gives both forms of the host.
+    let mut ascii = String::new();
+    if host::dns_host_with_ascii(h, out, &mut ascii).is_ok() {
         if out[start..].is_ascii() {
             return true;
         }
-        let mut ascii = String::new();
         let mut back = String::new();
-        if host::dns_host(h, HostForm::Ascii, &mut ascii).is_ok()
-            && host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok()
-            && ascii == back
-        {
+        if host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok() && ascii == back {
             return true;
         }
         out.truncate(start);
+        // The A-label form, which the same run found valid.
+        out.push_str(&ascii);
+        return true;
     }
     host::dns_host(h, HostForm::Ascii, out).is_ok()
 }
