@@ -168,33 +168,46 @@ impl<'o> Output<'o> {
     /// tells whether the end of `rest` is the end of the input.
     fn segments(&mut self, mut rest: &str, is_final: bool) {
         while !rest.is_empty() {
-            // Segments that do not start with '.' move as they are (rule E), all at once.
-            let plain = first_dotted_segment(rest.as_bytes()).unwrap_or(rest.len());
-            self.out.push_str(&rest[..plain]);
-            rest = &rest[plain..];
-            if rest.is_empty() {
-                break;
+            // Segments other than `.` and `..` move as they are (rule E), all at once.
+            let Some(at) = first_dot_segment(rest.as_bytes()) else {
+                self.out.push_str(rest);
+                return;
+            };
+            if at > 0 {
+                self.out.push_str(&rest[..at]);
             }
-            let after = &rest[1..];
-            let k = find(b'/', after.as_bytes()).unwrap_or(after.len());
-            let (seg, next) = after.split_at(k);
-            self.segment(seg, is_final && next.is_empty());
+            // `rest[at..]` is `/.` or `/..`, then a `/` or the end.
+            let end = if rest.as_bytes().get(at + 2) == Some(&b'.') {
+                at + 3
+            } else {
+                at + 2
+            };
+            let next = &rest[end..];
+            self.segment(&rest[at + 1..end], is_final && next.is_empty());
             rest = next;
         }
     }
 }
 
-/// Where the first segment of `rest` (which starts with `/`) that starts with `.` begins:
-/// the index of its `/`. Only such a segment can be `.` or `..`.
+/// Where the first segment of `rest` (which starts with `/`) that is exactly `.` or `..`
+/// begins: the index of its `/`.
 #[inline]
-fn first_dotted_segment(rest: &[u8]) -> Option<usize> {
+fn first_dot_segment(rest: &[u8]) -> Option<usize> {
     let mut from = 1;
     while let Some(i) = find(b'.', &rest[from..]) {
         let dot = from + i;
-        if rest[dot - 1] == b'/' {
+        from = dot + 1;
+        if rest[dot - 1] != b'/' {
+            continue;
+        }
+        let end = if rest.get(dot + 1) == Some(&b'.') {
+            dot + 2
+        } else {
+            dot + 1
+        };
+        if rest.get(end).is_none_or(|&b| b == b'/') {
             return Some(dot - 1);
         }
-        from = dot + 1;
     }
     None
 }
