@@ -19,7 +19,7 @@ use crate::stream::dedup::{self, FingerprintSet};
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
-use crate::stream::output::{write_record, Format, Origin, OutputMode};
+use crate::stream::output::{OutputMode, Record, RowWriter};
 
 /// The message of a `too-long` error.
 const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
@@ -28,13 +28,11 @@ const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
 pub(super) struct Worker<'a> {
     op: &'a dyn Operation,
     options: EngineOptions,
-    format: Format,
     /// The names of the inputs, for the rows that carry them.
     names: &'a [String],
 }
 
 /// Buffers each worker reuses from record to record.
-#[derive(Default)]
 struct Scratch {
     /// The repairs and warnings of the record at hand.
     notes: Notes,
@@ -42,6 +40,20 @@ struct Scratch {
     key: String,
     /// The fingerprints of the keys of the current chunk so far (when keys are tracked).
     chunk_keys: FingerprintSet,
+    /// The formatter of the output records.
+    rows: RowWriter,
+}
+
+impl Scratch {
+    /// Empty buffers for a run under `options`.
+    fn new(options: &EngineOptions) -> Self {
+        Scratch {
+            notes: Notes::default(),
+            key: String::new(),
+            chunk_keys: FingerprintSet::default(),
+            rows: RowWriter::new(options.format()),
+        }
+    }
 }
 
 /// A worker's way through one chunk of lines: where it is, and where the results go.
@@ -55,8 +67,6 @@ struct Pass<'c> {
     line: u64,
     /// Lines that pass through, just before `start`, not yet recorded as a [`VerbatimRun`].
     run: Range<usize>,
-    /// The name of the chunk's input.
-    file: &'c str,
     /// The chunk's output, its verbatim runs and its report.
     out: &'c mut Vec<u8>,
     runs: &'c mut Vec<VerbatimRun>,
@@ -89,15 +99,6 @@ impl<'c> Pass<'c> {
         }
     }
 
-    /// Where the line at `start` comes from.
-    #[inline]
-    fn origin(&self) -> Origin<'c> {
-        Origin {
-            file: self.file,
-            line: self.line,
-        }
-    }
-
     /// The end of the line at `start`: its line feed, or the end of the chunk.
     #[inline]
     fn line_end(&self) -> usize {
@@ -111,7 +112,6 @@ impl<'a> Worker<'a> {
     pub(super) fn new(op: &'a dyn Operation, options: &EngineOptions, names: &'a [String]) -> Self {
         Worker {
             op,
-            format: options.format(),
             options: options.clone(),
             names,
         }
@@ -119,7 +119,7 @@ impl<'a> Worker<'a> {
 
     /// The worker loop: process chunks until the reader is done or the run stops.
     pub(super) fn work(&self, work: &Receiver<Chunk>, done: &Sender<Chunk>, stop: &AtomicBool) {
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch::new(&self.options);
         for mut chunk in work.iter() {
             if stop.load(Ordering::Relaxed) {
                 break;
@@ -165,10 +165,10 @@ impl<'a> Worker<'a> {
         let data = &data[..*len];
         let line = first_line.unwrap_or(1);
         let file = self.names.get(*input).map_or("", String::as_str);
+        scratch.rows.start_input(*input, file);
         if *kind == ChunkKind::TooLong {
             let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
-            let origin = Origin { file, line };
-            self.finish_record(origin, data, Err(error), &[], scratch, out, report);
+            self.finish_record(line, data, Err(error), &[], scratch, out, report);
             return;
         }
         let mut pass = Pass {
@@ -179,7 +179,6 @@ impl<'a> Worker<'a> {
             start: 0,
             line,
             run: 0..0,
-            file,
             out,
             runs: verbatim_runs,
             report,
@@ -217,7 +216,7 @@ impl<'a> Worker<'a> {
                     try_alone =
                         end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
                 }
-                if try_alone && self.pass_line(text, verbatim, pass, &mut scratch.chunk_keys) {
+                if try_alone && self.pass_line(text, verbatim, pass, scratch) {
                     continue;
                 }
             }
@@ -280,7 +279,7 @@ impl<'a> Worker<'a> {
         text: &str,
         verbatim: bool,
         pass: &mut Pass<'_>,
-        chunk_keys: &mut FingerprintSet,
+        scratch: &mut Scratch,
     ) -> bool {
         let rest = &text[pass.start..];
         let Some((n, terminator)) = self.passes(rest) else {
@@ -294,8 +293,9 @@ impl<'a> Worker<'a> {
         } else {
             pass.flush_run();
             let (raw, key) = (&pass.data[pass.start..end], &rest[..n]);
-            let origin = pass.origin();
-            self.write_valid(origin, raw, key, &[], chunk_keys, pass.out, pass.report);
+            let keys = &mut scratch.chunk_keys;
+            let (rows, out, report) = (&mut scratch.rows, &mut *pass.out, &mut *pass.report);
+            self.write_valid(pass.line, raw, key, &[], keys, rows, out, report);
             pass.line += 1;
             pass.start = end + terminator.max(1);
         }
@@ -326,7 +326,7 @@ impl<'a> Worker<'a> {
         let raw = &data[start..record_end];
         // Slicing `text` at a line feed or carriage return is always on a char boundary.
         let record = pass.text.map(|t| &t[start..record_end]);
-        let ok = self.record(pass.origin(), raw, record, scratch, pass.out, pass.report);
+        let ok = self.record(pass.line, raw, record, scratch, pass.out, pass.report);
         if !ok && self.options.on_error == OnError::Fail {
             return false;
         }
@@ -340,7 +340,7 @@ impl<'a> Worker<'a> {
     /// whether it was valid.
     fn record(
         &self,
-        origin: Origin<'_>,
+        line: u64,
         raw: &[u8],
         text: Option<&str>,
         scratch: &mut Scratch,
@@ -349,7 +349,7 @@ impl<'a> Worker<'a> {
     ) -> bool {
         if raw.len() > self.options.max_line_bytes {
             let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
-            return self.finish_record(origin, raw, Err(error), &[], scratch, out, report);
+            return self.finish_record(line, raw, Err(error), &[], scratch, out, report);
         }
         scratch.key.clear();
         let notes = &mut scratch.notes;
@@ -362,7 +362,7 @@ impl<'a> Worker<'a> {
         // put back afterwards, so it keeps its allocation.
         let mut warnings = std::mem::take(&mut notes.warnings);
         notes.clear();
-        let ok = self.finish_record(origin, raw, result, &warnings, scratch, out, report);
+        let ok = self.finish_record(line, raw, result, &warnings, scratch, out, report);
         warnings.clear();
         scratch.notes.warnings = warnings;
         ok
@@ -373,7 +373,7 @@ impl<'a> Worker<'a> {
     #[allow(clippy::too_many_arguments)]
     fn finish_record(
         &self,
-        origin: Origin<'_>,
+        line: u64,
         raw: &[u8],
         result: Result<(), Error>,
         warnings: &[Warning],
@@ -382,15 +382,14 @@ impl<'a> Worker<'a> {
         report: &mut Report,
     ) -> bool {
         report.stats.records += 1;
-        let line = origin.line;
         match result {
             Ok(()) => {
                 let key = scratch.key.as_str();
                 if key.as_bytes() != raw {
                     report.stats.changed += 1;
                 }
-                let keys = &mut scratch.chunk_keys;
-                self.write_valid(origin, raw, key, warnings, keys, out, report);
+                let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+                self.write_valid(line, raw, key, warnings, keys, rows, out, report);
                 true
             }
             Err(error) => {
@@ -408,7 +407,13 @@ impl<'a> Worker<'a> {
                         } else {
                             raw
                         };
-                        write_record(out, self.format, origin, input, Err(&error), &[]);
+                        let record = Record {
+                            line,
+                            input,
+                            result: Err(&error),
+                            warnings: &[],
+                        };
+                        scratch.rows.write(out, record);
                     }
                     OnError::Mark => {}
                     OnError::Skip => {}
@@ -429,16 +434,23 @@ impl<'a> Worker<'a> {
     #[allow(clippy::too_many_arguments)]
     fn write_valid(
         &self,
-        origin: Origin<'_>,
+        line: u64,
         raw: &[u8],
         key: &str,
         warnings: &[Warning],
         chunk_keys: &mut FingerprintSet,
+        rows: &mut RowWriter,
         out: &mut Vec<u8>,
         report: &mut Report,
     ) {
         let start = out.len();
-        write_record(out, self.format, origin, raw, Ok(key), warnings);
+        let record = Record {
+            line,
+            input: raw,
+            result: Ok(key),
+            warnings,
+        };
+        rows.write(out, record);
         report.stats.keys_written += 1;
         if self.options.unique {
             let fingerprint = dedup::fingerprint(key);
@@ -483,7 +495,8 @@ mod tests {
         chunk.kind = kind;
         chunk.push(data);
         let names = ["t".to_owned()];
-        Worker::new(&Lowercase, options, &names).process(&mut chunk, &mut Scratch::default());
+        let mut scratch = Scratch::new(options);
+        Worker::new(&Lowercase, options, &names).process(&mut chunk, &mut scratch);
         chunk
     }
 
