@@ -62,6 +62,9 @@ struct Pass<'c> {
     data: &'c [u8],
     /// The same bytes as text, when the whole chunk is valid UTF-8.
     text: Option<&'c str>,
+    /// Whether lines that pass through are written as [`VerbatimRun`]s (see
+    /// [`Worker::verbatim`]).
+    writes_runs: bool,
     /// The start of the next line, and its line number.
     start: usize,
     line: u64,
@@ -145,6 +148,16 @@ impl<'a> Worker<'a> {
         self.options.unique || self.options.stats
     }
 
+    /// Whether a record that passes through is written as the line itself: in key output
+    /// without per-record tracking, consecutive such lines (each with its line feed and no
+    /// carriage return) form one range of the input, which is not copied: the writer writes
+    /// it from the chunk's data (see [`VerbatimRun`]).
+    fn verbatim(&self) -> bool {
+        self.options.output == OutputMode::Key
+            && !self.tracks_keys()
+            && !self.options.null_terminated
+    }
+
     /// Runs the operation over every record of `chunk`, filling its output and report.
     fn process(&self, chunk: &mut Chunk, scratch: &mut Scratch) {
         let Chunk {
@@ -176,6 +189,7 @@ impl<'a> Worker<'a> {
             // Validate the whole chunk at once; only when that fails is each line checked
             // alone.
             text: simdutf8::basic::from_utf8(data).ok(),
+            writes_runs: self.verbatim(),
             start: 0,
             line,
             run: 0..0,
@@ -189,34 +203,24 @@ impl<'a> Worker<'a> {
     /// Goes through a chunk of lines, line by line or many at a time, until its end or a
     /// record that stops the run ([`OnError::Fail`]).
     fn records(&self, pass: &mut Pass<'_>, scratch: &mut Scratch) {
-        // In key output without per-record tracking, a record that passes through is written
-        // as the line itself: consecutive such lines (each with its line feed and no carriage
-        // return) form one range `run` of the input, which is not copied: the writer writes
-        // it from `data` (see `VerbatimRun`).
-        let verbatim = self.options.output == OutputMode::Key
-            && !self.tracks_keys()
-            && !self.options.null_terminated;
         while pass.start < pass.data.len() {
             // The end (line feed) of the line at `start`, once it has been looked for.
             let mut line_end = None;
             if let Some(text) = pass.text {
-                let mut try_alone = true;
-                if verbatim {
-                    if self.pass_lines(text, pass) {
-                        break;
-                    }
-                    if self.key_lines(text, pass, scratch) {
-                        continue;
-                    }
-                    // The line at `start` does not pass as a line that ends in a line feed
-                    // alone. It may still pass if it ends in CRLF, or is the last line and
-                    // has no line feed; any other goes to the operation.
-                    let end = pass.line_end();
-                    line_end = Some(end);
-                    try_alone =
-                        end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
+                if self.pass_lines(text, pass, scratch) {
+                    break;
                 }
-                if try_alone && self.pass_line(text, verbatim, pass, scratch) {
+                if pass.writes_runs && self.key_lines(text, pass, scratch) {
+                    continue;
+                }
+                // The line at `start` does not pass as a line that ends in a line feed alone.
+                // It may still pass if it ends in CRLF, or is the last line and has no line
+                // feed; any other goes to the operation.
+                let end = pass.line_end();
+                line_end = Some(end);
+                let try_alone =
+                    end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
+                if try_alone && self.pass_line(text, pass, scratch) {
                     continue;
                 }
             }
@@ -230,10 +234,10 @@ impl<'a> Worker<'a> {
     }
 
     /// The fast path, many lines at a time: the lines at `start` that pass through and end
-    /// in a line feed alone are their own keys, and join the run. Returns whether they reach
-    /// the end of the chunk.
+    /// in a line feed alone are their own keys. In [`Pass::writes_runs`] they join the run,
+    /// otherwise each is formatted as a record. Returns whether they reach the end of the chunk.
     #[inline]
-    fn pass_lines(&self, text: &str, pass: &mut Pass<'_>) -> bool {
+    fn pass_lines(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
         // Slicing `text` after a line feed is always on a char boundary.
         let rest = &text[pass.start..];
         let max_line = self.options.max_line_bytes;
@@ -241,11 +245,31 @@ impl<'a> Worker<'a> {
         // The contract, checked: whole lines.
         if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
             pass.report.stats.records += lines;
-            pass.report.stats.keys_written += lines;
-            pass.verbatim(pass.start + n, lines);
+            if pass.writes_runs {
+                pass.report.stats.keys_written += lines;
+                pass.verbatim(pass.start + n, lines);
+            } else {
+                self.write_passed(&rest[..n], pass, scratch);
+            }
             return pass.start == pass.data.len();
         }
         false
+    }
+
+    /// Formats each of `lines`, whole lines at `start` that pass through (counted already),
+    /// as a valid record that is its own key, and moves past them.
+    fn write_passed(&self, lines: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) {
+        let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', lines.as_bytes()) {
+            // Slicing at a line feed is always on a char boundary.
+            let line = &lines[start..end];
+            let raw = line.as_bytes();
+            self.write_valid(pass.line, raw, line, &[], keys, rows, pass.out, pass.report);
+            pass.line += 1;
+            start = end + 1;
+        }
+        pass.start += lines.len();
     }
 
     /// The lines at `start` whose keys the operation writes at once ([`Operation::key_lines`]):
@@ -274,20 +298,14 @@ impl<'a> Worker<'a> {
     /// The fast path, one line: if the record at `start` passes through, it is its own key,
     /// written as it is. Returns whether it passed.
     #[inline]
-    fn pass_line(
-        &self,
-        text: &str,
-        verbatim: bool,
-        pass: &mut Pass<'_>,
-        scratch: &mut Scratch,
-    ) -> bool {
+    fn pass_line(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
         let rest = &text[pass.start..];
         let Some((n, terminator)) = self.passes(rest) else {
             return false;
         };
         pass.report.stats.records += 1;
         let end = pass.start + n;
-        if verbatim && terminator == 1 {
+        if pass.writes_runs && terminator == 1 {
             pass.report.stats.keys_written += 1;
             pass.verbatim(end + 1, 1);
         } else {
@@ -512,6 +530,39 @@ mod tests {
         assert_eq!(parts.concat(), b"aa\nbb\nCC\ndd\nee\nff\n");
         let stats = &chunk.report.stats;
         assert_eq!((stats.records, stats.changed, stats.invalid), (6, 1, 0));
+    }
+
+    #[test]
+    fn rows_of_lines_that_pass_through_carry_their_line_numbers() {
+        // Runs of lines that pass through, broken by a changed record, a line that ends in
+        // CRLF, an invalid record, and a last line without a line feed.
+        let data = b"aa\nbb\nCc\ndd\r\nee\nxx\nff\ngg";
+        let tsv = EngineOptions::default()
+            .with_output(OutputMode::Tsv)
+            .with_with_filename(true);
+        let chunk = process(data, ChunkKind::Lines, &tsv);
+        let rows = [
+            "t\t1\taa\taa\t",
+            "t\t2\tbb\tbb\t",
+            "t\t3\tCc\tCC\t",
+            "t\t4\tdd\tdd\t",
+            "t\t5\tee\tee\t",
+            "t\t6\txx\t\tsyntax:1: x",
+            "t\t7\tff\tff\t",
+            "t\t8\tgg\tgg\t",
+        ];
+        assert_eq!(String::from_utf8_lossy(&chunk.out), rows.join("\n") + "\n");
+        let jsonl = EngineOptions::default().with_output(OutputMode::Jsonl);
+        let chunk = process(data, ChunkKind::Lines, &jsonl);
+        let text = String::from_utf8(chunk.out).unwrap();
+        for (row, want) in text.lines().zip(rows) {
+            let row: serde_json::Value = serde_json::from_str(row).unwrap();
+            let fields: Vec<&str> = want.split('\t').collect();
+            assert_eq!(row["line"].to_string(), fields[1]);
+            assert_eq!(row["input"], fields[2]);
+            assert_eq!(row["key"].as_str().unwrap_or(""), fields[3]);
+        }
+        assert_eq!(text.lines().count(), rows.len());
     }
 
     #[test]
