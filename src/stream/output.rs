@@ -609,16 +609,33 @@ fn push_escaped(
     out.extend_from_slice(rest);
 }
 
-/// The index of the first byte of `bytes` that [`JSON_ESCAPES`] escapes. Strings of 16
-/// bytes or more are checked 16 bytes at a time (a loop the compiler turns into vector
-/// compares), their last few bytes in the 16 that end them; shorter ones byte by byte.
+/// The index of the first byte of `bytes` that [`JSON_ESCAPES`] escapes.
 #[inline]
 fn json_next(bytes: &[u8]) -> Option<usize> {
-    let first_in = |block: &[u8]| block.iter().position(|&b| json_escaped(b));
+    first_where(bytes, |b| (b < 0x20) | (b == b'"') | (b == b'\\'))
+}
+
+/// The index of the first byte of `bytes` that [`TSV_ESCAPES`] escapes.
+#[inline]
+fn tsv_next(bytes: &[u8]) -> Option<usize> {
+    first_where(bytes, |b| (b == b'\\') | (b == b'\t') | (b == b'\r'))
+}
+
+/// The index of the first byte of `bytes` for which `hit` holds. Strings of 16 bytes or
+/// more are tested 16 bytes at a time (`hit` must be branch-free, so that the compiler
+/// turns the test into vector compares), their last few bytes in the 16 that end them;
+/// shorter ones byte by byte.
+#[inline(always)]
+fn first_where(bytes: &[u8], hit: impl Fn(u8) -> bool + Copy) -> Option<usize> {
+    let any = |block: &[u8]| {
+        let block: &[u8; 16] = block.try_into().expect("sixteen bytes");
+        block.iter().fold(false, |any, &b| any | hit(b))
+    };
+    let first_in = |block: &[u8]| block.iter().position(|&b| hit(b));
     let mut blocks = bytes.chunks_exact(16);
     let mut at = 0;
     for block in &mut blocks {
-        if json_any_escaped(block.try_into().expect("sixteen bytes")) {
+        if any(block) {
             return first_in(block).map(|i| at + i);
         }
         at += 16;
@@ -630,29 +647,14 @@ fn json_next(bytes: &[u8]) -> Option<usize> {
         _ => {
             let last = bytes.len() - 16;
             let block = &bytes[last..];
-            json_any_escaped(block.try_into().expect("sixteen bytes"))
-                .then(|| last + first_in(block).expect("an escaped byte"))
+            any(block).then(|| last + first_in(block).expect("a hit"))
         }
     }
 }
 
-/// Whether [`JSON_ESCAPES`] escapes some byte of `block`, each byte tested without a branch.
-#[inline(always)]
-fn json_any_escaped(block: &[u8; 16]) -> bool {
-    block.iter().fold(false, |any, &b| any | json_escaped(b))
-}
-
-/// Whether [`JSON_ESCAPES`] escapes `b`: a byte below 0x20, `"` or `\`.
-#[inline(always)]
-fn json_escaped(b: u8) -> bool {
-    (b < 0x20) | (b == b'"') | (b == b'\\')
-}
-
 /// Appends a tsv field: `\` → `\\`, TAB → `\t`, CR → `\r`, everything else as it is.
 fn push_tsv_field(out: &mut Vec<u8>, field: &[u8]) {
-    push_escaped(out, field, &TSV_ESCAPES, |rest| {
-        memchr::memchr3(b'\\', b'\t', b'\r', rest)
-    });
+    push_escaped(out, field, &TSV_ESCAPES, tsv_next);
 }
 
 /// Appends the body of a JSON string (without quotes) holding `s`: `"`, `\\` and the
@@ -888,26 +890,32 @@ mod tests {
     }
 
     #[test]
-    fn word_scans_find_what_the_tables_escape() {
+    fn block_scans_find_what_the_tables_escape() {
         // Every byte value at every place of strings of 1 to 40 bytes, among bytes that are
         // not escaped (ASCII and not), and after another byte that is.
-        for b in 0..=255u8 {
-            for len in 1..=40 {
-                for at in 0..len {
-                    for filler in [b'a', 0x9F] {
-                        let mut s = vec![filler; len];
-                        s[at] = b;
-                        let want = (JSON_ESCAPES[usize::from(b)] != 0).then_some(at);
-                        assert_eq!(json_next(&s), want, "{b:#04x} at {at} of {len}");
-                        if at + 1 < len {
-                            s[at + 1] = b'"';
-                            assert_eq!(json_next(&s), Some(want.unwrap_or(at + 1)));
+        /// A scan, the table it must agree with, and a byte that table escapes.
+        type Scan = (fn(&[u8]) -> Option<usize>, &'static EscapeTable, u8);
+        let scans: [Scan; 2] = [
+            (json_next, &JSON_ESCAPES, b'"'),
+            (tsv_next, &TSV_ESCAPES, b'\t'),
+        ];
+        for (next, table, escaped) in scans {
+            for b in 0..=255u8 {
+                for len in 1..=40 {
+                    for at in 0..len {
+                        for filler in [b'a', 0x9F] {
+                            let mut s = vec![filler; len];
+                            s[at] = b;
+                            let want = (table[usize::from(b)] != 0).then_some(at);
+                            assert_eq!(next(&s), want, "{b:#04x} at {at} of {len}");
+                            if at + 1 < len {
+                                s[at + 1] = escaped;
+                                assert_eq!(next(&s), Some(want.unwrap_or(at + 1)));
+                            }
                         }
                     }
                 }
             }
-            let tsv = memchr::memchr3(b'\\', b'\t', b'\r', &[b]).is_some();
-            assert_eq!(tsv, TSV_ESCAPES[usize::from(b)] != 0, "{b:#04x}");
         }
     }
 
