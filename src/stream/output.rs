@@ -388,6 +388,11 @@ impl RowWriter {
                 } else {
                     push_json_str(out, key);
                 }
+                if warnings.is_empty() {
+                    // Most records: the rest of the row in one piece.
+                    out.extend_from_slice(b"\",\"error\":null,\"warnings\":[]}");
+                    return;
+                }
                 out.extend_from_slice(b"\",\"error\":null,\"warnings\":[");
             }
             Err(error) => {
