@@ -248,100 +248,225 @@ impl Format {
     }
 }
 
-/// Where a record comes from: its input's name and its 1-based line number in it.
+/// One record to write, as [`RowWriter::write`] takes it.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Origin<'a> {
-    pub(crate) file: &'a str,
+pub(crate) struct Record<'a> {
+    /// The record's 1-based line number in its input.
     pub(crate) line: u64,
+    /// The record as read, without its line terminator.
+    pub(crate) input: &'a [u8],
+    /// Its key, or the reason it is invalid.
+    pub(crate) result: Result<&'a str, &'a Error>,
+    /// The warnings about a valid record (written in jsonl only).
+    pub(crate) warnings: &'a [Warning],
 }
 
-/// Appends one output record to `out`.
+/// Formats records into a caller's buffer, keeping what repeats from one record to the
+/// next: the start of each row, which names the input (escaped once per input, not once per
+/// record), and the line number, counted up in decimal rather than converted each time.
 ///
-/// `origin` says where the record comes from, `input` is the record as read (without its
-/// line terminator), `result` its key or the reason it is invalid, and `warnings` the
-/// warnings about a valid record (written in jsonl only).
-pub(crate) fn write_record(
-    out: &mut Vec<u8>,
+/// Each worker keeps one; [`RowWriter::start_input`] names the input of the records that
+/// follow.
+#[derive(Clone, Debug)]
+pub(crate) struct RowWriter {
     format: Format,
-    origin: Origin<'_>,
-    input: &[u8],
-    result: Result<&str, &Error>,
-    warnings: &[Warning],
-) {
-    match format.mode {
-        OutputMode::Key => {
-            if let Ok(key) = result {
-                out.extend_from_slice(key.as_bytes());
-            }
-        }
-        OutputMode::Tsv => {
-            if format.with_filename {
-                push_tsv_field(out, origin.file.as_bytes());
-                out.push(b'\t');
-                push_decimal(out, origin.line);
-                out.push(b'\t');
-            }
-            let escaped_input = out.len();
-            push_tsv_field(out, input);
-            let escaped_input = escaped_input..out.len();
-            out.push(b'\t');
-            match result {
-                // A key that is the input: its field is the input's field again.
-                Ok(key) if key.as_bytes() == input => out.extend_from_within(escaped_input),
-                Ok(key) => push_tsv_field(out, key.as_bytes()),
-                Err(_) => {}
-            }
-            out.push(b'\t');
-            if let Err(error) = result {
-                out.extend_from_slice(error.kind.name().as_bytes());
-                out.push(b':');
-                push_decimal(out, error.column as u64);
-                out.extend_from_slice(b": ");
-                push_tsv_field(out, error.message.as_bytes());
-            }
-        }
-        OutputMode::Jsonl => {
-            out.extend_from_slice(b"{\"file\":\"");
-            push_json_str(out, origin.file);
-            out.extend_from_slice(b"\",\"line\":");
-            push_decimal(out, origin.line);
-            out.extend_from_slice(b",\"input\":\"");
-            // A key that is the input (a record that needed no change: most records) shows
-            // the input is UTF-8, and its field is the input's field again.
-            let same = result.ok().filter(|key| key.as_bytes() == input);
-            let escaped_input = out.len();
-            match same {
-                Some(key) => push_json_str(out, key),
-                None => push_json_bytes(out, input),
-            }
-            let escaped_input = escaped_input..out.len();
-            out.extend_from_slice(b"\",\"key\":");
-            match result {
-                Ok(key) => {
-                    out.push(b'"');
-                    if same.is_some() {
-                        out.extend_from_within(escaped_input);
-                    } else {
-                        push_json_str(out, key);
-                    }
-                    out.extend_from_slice(b"\",\"error\":null");
-                }
-                Err(error) => {
-                    out.extend_from_slice(b"null,\"error\":");
-                    push_json_note(out, error.kind.name(), error.column, error.message);
-                }
-            }
-            out.extend_from_slice(b",\"warnings\":[");
-            for (i, w) in warnings.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                push_json_note(out, w.kind.name(), w.column, w.message);
-            }
-            out.extend_from_slice(b"]}");
+    /// The input whose name `head` holds, once one was named.
+    input: Option<usize>,
+    /// The start of each row of that input, up to its line number: `{"file":"NAME","line":`
+    /// in jsonl, `NAME<TAB>` in tsv with file names, nothing otherwise.
+    head: Vec<u8>,
+    /// The line number last written.
+    line: Decimal,
+}
+
+impl RowWriter {
+    /// A writer of records in `format`.
+    pub(crate) fn new(format: Format) -> Self {
+        RowWriter {
+            format,
+            input: None,
+            head: Vec::new(),
+            line: Decimal::default(),
         }
     }
-    out.push(format.terminator);
+
+    /// Names the input of the records written next: input number `input`, called `name`.
+    /// Its name is escaped only when it is not the input named last.
+    pub(crate) fn start_input(&mut self, input: usize, name: &str) {
+        if self.input == Some(input) {
+            return;
+        }
+        self.input = Some(input);
+        self.head.clear();
+        match self.format.mode {
+            OutputMode::Key => {}
+            OutputMode::Tsv if !self.format.with_filename => {}
+            OutputMode::Tsv => {
+                push_tsv_field(&mut self.head, name.as_bytes());
+                self.head.push(b'\t');
+            }
+            OutputMode::Jsonl => {
+                self.head.extend_from_slice(b"{\"file\":\"");
+                push_json_str(&mut self.head, name);
+                self.head.extend_from_slice(b"\",\"line\":");
+            }
+        }
+    }
+
+    /// Appends one output record to `out`.
+    pub(crate) fn write(&mut self, out: &mut Vec<u8>, record: Record<'_>) {
+        match self.format.mode {
+            OutputMode::Key => {
+                if let Ok(key) = record.result {
+                    out.extend_from_slice(key.as_bytes());
+                }
+            }
+            OutputMode::Tsv => self.write_tsv(out, record),
+            OutputMode::Jsonl => self.write_jsonl(out, record),
+        }
+        out.push(self.format.terminator);
+    }
+
+    /// A tsv row, without its terminator.
+    fn write_tsv(&mut self, out: &mut Vec<u8>, record: Record<'_>) {
+        let Record {
+            line,
+            input,
+            result,
+            ..
+        } = record;
+        if self.format.with_filename {
+            out.extend_from_slice(&self.head);
+            out.extend_from_slice(self.line.of(line));
+            out.push(b'\t');
+        }
+        let escaped_input = out.len();
+        push_tsv_field(out, input);
+        let escaped_input = escaped_input..out.len();
+        out.push(b'\t');
+        match result {
+            // A key that is the input: its field is the input's field again.
+            Ok(key) if same_bytes(key.as_bytes(), input) => out.extend_from_within(escaped_input),
+            Ok(key) => push_tsv_field(out, key.as_bytes()),
+            Err(_) => {}
+        }
+        out.push(b'\t');
+        if let Err(error) = result {
+            out.extend_from_slice(error.kind.name().as_bytes());
+            out.push(b':');
+            push_decimal(out, error.column as u64);
+            out.extend_from_slice(b": ");
+            push_tsv_field(out, error.message.as_bytes());
+        }
+    }
+
+    /// A jsonl row, without its terminator.
+    fn write_jsonl(&mut self, out: &mut Vec<u8>, record: Record<'_>) {
+        let Record {
+            line,
+            input,
+            result,
+            warnings,
+        } = record;
+        out.extend_from_slice(&self.head);
+        out.extend_from_slice(self.line.of(line));
+        out.extend_from_slice(b",\"input\":\"");
+        // A key that is the input (a record that needed no change: most records) shows
+        // the input is UTF-8, and its field is the input's field again.
+        let same = result.ok().filter(|key| same_bytes(key.as_bytes(), input));
+        let escaped_input = out.len();
+        match same {
+            Some(key) => push_json_str(out, key),
+            None => push_json_bytes(out, input),
+        }
+        let escaped_input = escaped_input..out.len();
+        match result {
+            Ok(key) => {
+                out.extend_from_slice(b"\",\"key\":\"");
+                if same.is_some() {
+                    out.extend_from_within(escaped_input);
+                } else {
+                    push_json_str(out, key);
+                }
+                if warnings.is_empty() {
+                    // Most records: the rest of the row in one piece.
+                    out.extend_from_slice(b"\",\"error\":null,\"warnings\":[]}");
+                    return;
+                }
+                out.extend_from_slice(b"\",\"error\":null,\"warnings\":[");
+            }
+            Err(error) => {
+                out.extend_from_slice(b"\",\"key\":null,\"error\":");
+                push_json_note(out, error.kind.name(), error.column, error.message);
+                out.extend_from_slice(b",\"warnings\":[");
+            }
+        }
+        for (i, w) in warnings.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            push_json_note(out, w.kind.name(), w.column, w.message);
+        }
+        out.extend_from_slice(b"]}");
+    }
+}
+
+/// Whether `a` and `b` hold the same bytes; at once when they are the same slice (a record
+/// that passed through is its own key).
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    std::ptr::eq(a, b) || a == b
+}
+
+/// A number kept as its decimal digits, so that moving on to the next number is an
+/// increment of the digits (with a carry now and then), not a conversion.
+#[derive(Clone, Debug)]
+struct Decimal {
+    value: u64,
+    /// The digits of `value`, right-aligned: `digits[start..]`.
+    digits: [u8; 20],
+    start: usize,
+}
+
+impl Default for Decimal {
+    fn default() -> Self {
+        Decimal {
+            value: 0,
+            digits: [b'0'; 20],
+            start: 19,
+        }
+    }
+}
+
+impl Decimal {
+    /// The decimal digits of `n`: the digits kept, counted up when `n` is the next number.
+    #[inline]
+    fn of(&mut self, n: u64) -> &[u8] {
+        if self.value.checked_add(1) == Some(n) {
+            self.increment();
+        } else if n != self.value {
+            self.value = n;
+            self.start = decimal_digits(n, &mut self.digits);
+        }
+        &self.digits[self.start..]
+    }
+
+    /// Adds 1 to `value` and its digits (which never overflow: `value` stays a `u64`, and
+    /// the largest has 20 digits).
+    #[inline]
+    fn increment(&mut self) {
+        self.value += 1;
+        let mut i = self.digits.len() - 1;
+        while self.digits[i] == b'9' {
+            self.digits[i] = b'0';
+            if i == self.start {
+                self.start -= 1;
+                self.digits[self.start] = b'0';
+            }
+            i -= 1;
+        }
+        self.digits[i] += 1;
+    }
 }
 
 /// Appends `{"kind":"…","column":N,"message":"…"}`, an error or a warning.
@@ -372,9 +497,16 @@ pub(crate) fn write_diagnostic(
     )
 }
 
-/// Appends `n` in decimal without going through the formatting machinery, two digits at a
-/// time.
-pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+/// Appends `n` in decimal without going through the formatting machinery.
+pub(crate) fn push_decimal(out: &mut Vec<u8>, n: u64) {
+    let mut digits = [0u8; 20];
+    let start = decimal_digits(n, &mut digits);
+    out.extend_from_slice(&digits[start..]);
+}
+
+/// Writes `n` in decimal at the end of `digits`, two digits at a time, and returns where
+/// its first digit is.
+fn decimal_digits(mut n: u64, digits: &mut [u8; 20]) -> usize {
     /// `00`, `01`, …, `99`.
     const PAIRS: [u8; 200] = {
         let mut t = [0u8; 200];
@@ -386,7 +518,6 @@ pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
         }
         t
     };
-    let mut digits = [0u8; 20];
     let mut i = digits.len();
     while n >= 100 {
         let pair = (n % 100) as usize * 2;
@@ -401,7 +532,7 @@ pub(crate) fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
         i -= 1;
         digits[i] = b'0' + n as u8;
     }
-    out.extend_from_slice(&digits[i..]);
+    i
 }
 
 /// What each byte becomes in an escaped field, one entry per byte value: 0 for the byte
@@ -483,49 +614,52 @@ fn push_escaped(
     out.extend_from_slice(rest);
 }
 
-/// The index of the first byte of `bytes` that [`JSON_ESCAPES`] escapes, eight bytes at a
-/// time (the last few padded with spaces, which are not escaped).
+/// The index of the first byte of `bytes` that [`JSON_ESCAPES`] escapes.
 #[inline]
 fn json_next(bytes: &[u8]) -> Option<usize> {
-    let mut words = bytes.chunks_exact(8);
-    let mut at = 0;
-    for word in &mut words {
-        let flags = json_flags(u64::from_le_bytes(word.try_into().expect("eight bytes")));
-        if flags != 0 {
-            return Some(at + (flags.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    let tail = words.remainder();
-    if tail.is_empty() {
-        return None;
-    }
-    let mut word = [b' '; 8];
-    word[..tail.len()].copy_from_slice(tail);
-    let flags = json_flags(u64::from_le_bytes(word));
-    (flags != 0).then(|| at + (flags.trailing_zeros() / 8) as usize)
+    first_where(bytes, |b| (b < 0x20) | (b == b'"') | (b == b'\\'))
 }
 
-/// The bytes of the little-endian word `w` that [`JSON_ESCAPES`] escapes (a byte below
-/// 0x20, `"` or `\`), each flagged by its high bit. A byte is flagged when subtracting the
-/// bound borrows from it; a borrow can carry into the byte above and flag it wrongly, but
-/// only above a byte flagged rightly, so the lowest flag is always right.
+/// The index of the first byte of `bytes` that [`TSV_ESCAPES`] escapes.
+#[inline]
+fn tsv_next(bytes: &[u8]) -> Option<usize> {
+    first_where(bytes, |b| (b == b'\\') | (b == b'\t') | (b == b'\r'))
+}
+
+/// The index of the first byte of `bytes` for which `hit` holds. Strings of 16 bytes or
+/// more are tested 16 bytes at a time (`hit` must be branch-free, so that the compiler
+/// turns the test into vector compares), their last few bytes in the 16 that end them;
+/// shorter ones byte by byte.
 #[inline(always)]
-fn json_flags(w: u64) -> u64 {
-    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
-    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
-    // The high bit of each byte of `v` below `n` (at most 0x80).
-    let below = |v: u64, n: u8| v.wrapping_sub(ONES * u64::from(n)) & !v & HIGH;
-    below(w, 0x20)
-        | below(w ^ (ONES * u64::from(b'"')), 1)
-        | below(w ^ (ONES * u64::from(b'\\')), 1)
+fn first_where(bytes: &[u8], hit: impl Fn(u8) -> bool + Copy) -> Option<usize> {
+    let any = |block: &[u8]| {
+        let block: &[u8; 16] = block.try_into().expect("sixteen bytes");
+        block.iter().fold(false, |any, &b| any | hit(b))
+    };
+    let first_in = |block: &[u8]| block.iter().position(|&b| hit(b));
+    let mut blocks = bytes.chunks_exact(16);
+    let mut at = 0;
+    for block in &mut blocks {
+        if any(block) {
+            return first_in(block).map(|i| at + i);
+        }
+        at += 16;
+    }
+    match blocks.remainder() {
+        [] => None,
+        tail if at == 0 => first_in(tail),
+        // The 16 bytes that end `bytes`: those before `at` were found clean already.
+        _ => {
+            let last = bytes.len() - 16;
+            let block = &bytes[last..];
+            any(block).then(|| last + first_in(block).expect("a hit"))
+        }
+    }
 }
 
 /// Appends a tsv field: `\` → `\\`, TAB → `\t`, CR → `\r`, everything else as it is.
 fn push_tsv_field(out: &mut Vec<u8>, field: &[u8]) {
-    push_escaped(out, field, &TSV_ESCAPES, |rest| {
-        memchr::memchr3(b'\\', b'\t', b'\r', rest)
-    });
+    push_escaped(out, field, &TSV_ESCAPES, tsv_next);
 }
 
 /// Appends the body of a JSON string (without quotes) holding `s`: `"`, `\\` and the
@@ -568,14 +702,31 @@ mod tests {
         }
     }
 
-    const ORIGIN: Origin<'static> = Origin {
-        file: "in\t\"x\".txt",
-        line: 7,
-    };
+    /// The name of the input of the records in these tests.
+    const FILE: &str = "in\t\"x\".txt";
+
+    /// Appends the record at line 7 of [`FILE`] to `out`, in `format`.
+    fn write_record(
+        out: &mut Vec<u8>,
+        format: Format,
+        input: &[u8],
+        result: Result<&str, &Error>,
+        warnings: &[Warning],
+    ) {
+        let mut rows = RowWriter::new(format);
+        rows.start_input(0, FILE);
+        let record = Record {
+            line: 7,
+            input,
+            result,
+            warnings,
+        };
+        rows.write(out, record);
+    }
 
     fn record(mode: OutputMode, input: &[u8], result: Result<&str, &Error>) -> String {
         let mut out = Vec::new();
-        write_record(&mut out, format(mode), ORIGIN, input, result, &[]);
+        write_record(&mut out, format(mode), input, result, &[]);
         String::from_utf8(out).unwrap()
     }
 
@@ -588,18 +739,11 @@ mod tests {
             terminator: 0,
             ..format(OutputMode::Tsv)
         };
-        write_record(&mut out, tsv, ORIGIN, b"a", Ok("A"), &[]);
+        write_record(&mut out, tsv, b"a", Ok("A"), &[]);
         assert_eq!(out, b"in\\t\"x\".txt\t7\ta\tA\t\0");
         out.clear();
         let two = [warning.clone(), warning];
-        write_record(
-            &mut out,
-            format(OutputMode::Jsonl),
-            ORIGIN,
-            b"a",
-            Ok("A"),
-            &two,
-        );
+        write_record(&mut out, format(OutputMode::Jsonl), b"a", Ok("A"), &two);
         let w = r#"{"kind":"idna","column":8,"message":"bad \"host\""}"#;
         let want = format!(
             r#"{{"file":"in\t\"x\".txt","line":7,"input":"a","key":"A","error":null,"warnings":[{w},{w}]}}"#
@@ -734,13 +878,13 @@ mod tests {
             let same = String::from_utf8(raw.clone()).ok();
             for key in same.iter().chain([&other]) {
                 let mut out = Vec::new();
-                write_record(&mut out, format(OutputMode::Jsonl), ORIGIN, &raw, Ok(key), &[]);
+                write_record(&mut out, format(OutputMode::Jsonl), &raw, Ok(key), &[]);
                 let row: serde_json::Value = serde_json::from_slice(&out).unwrap();
                 prop_assert_eq!(row["input"].as_str().unwrap(), serde_json::from_str::<String>(
                     &format!("\"{}\"", reference_json_bytes(&raw))).unwrap());
                 prop_assert_eq!(row["key"].as_str().unwrap(), key.as_str());
                 let mut out = Vec::new();
-                write_record(&mut out, format(OutputMode::Tsv), ORIGIN, &raw, Ok(key), &[]);
+                write_record(&mut out, format(OutputMode::Tsv), &raw, Ok(key), &[]);
                 let mut want = reference_tsv(&raw);
                 want.push(b'\t');
                 want.extend(reference_tsv(key.as_bytes()));
@@ -751,26 +895,32 @@ mod tests {
     }
 
     #[test]
-    fn word_scans_find_what_the_tables_escape() {
-        // Every byte value at every place of strings of 1 to 24 bytes, among bytes that are
+    fn block_scans_find_what_the_tables_escape() {
+        // Every byte value at every place of strings of 1 to 40 bytes, among bytes that are
         // not escaped (ASCII and not), and after another byte that is.
-        for b in 0..=255u8 {
-            for len in 1..=24 {
-                for at in 0..len {
-                    for filler in [b'a', 0x9F] {
-                        let mut s = vec![filler; len];
-                        s[at] = b;
-                        let want = (JSON_ESCAPES[usize::from(b)] != 0).then_some(at);
-                        assert_eq!(json_next(&s), want, "{b:#04x} at {at} of {len}");
-                        if at + 1 < len {
-                            s[at + 1] = b'"';
-                            assert_eq!(json_next(&s), Some(want.unwrap_or(at + 1)));
+        /// A scan, the table it must agree with, and a byte that table escapes.
+        type Scan = (fn(&[u8]) -> Option<usize>, &'static EscapeTable, u8);
+        let scans: [Scan; 2] = [
+            (json_next, &JSON_ESCAPES, b'"'),
+            (tsv_next, &TSV_ESCAPES, b'\t'),
+        ];
+        for (next, table, escaped) in scans {
+            for b in 0..=255u8 {
+                for len in 1..=40 {
+                    for at in 0..len {
+                        for filler in [b'a', 0x9F] {
+                            let mut s = vec![filler; len];
+                            s[at] = b;
+                            let want = (table[usize::from(b)] != 0).then_some(at);
+                            assert_eq!(next(&s), want, "{b:#04x} at {at} of {len}");
+                            if at + 1 < len {
+                                s[at + 1] = escaped;
+                                assert_eq!(next(&s), Some(want.unwrap_or(at + 1)));
+                            }
                         }
                     }
                 }
             }
-            let tsv = memchr::memchr3(b'\\', b'\t', b'\r', &[b]).is_some();
-            assert_eq!(tsv, TSV_ESCAPES[usize::from(b)] != 0, "{b:#04x}");
         }
     }
 
@@ -794,6 +944,47 @@ mod tests {
             let mut out = Vec::new();
             push_decimal(&mut out, n);
             assert_eq!(out, n.to_string().as_bytes());
+        }
+    }
+
+    #[test]
+    fn line_numbers_count_up_across_digit_boundaries() {
+        let mut line = Decimal::default();
+        let big = 9_999_999_999_999_999_999;
+        let jumps = [9_999, 10_000, 10_001, 5, 5, 6, big, big + 1, big + 2];
+        let ends = [u64::MAX - 2, u64::MAX - 1, u64::MAX, 0, 1, 100];
+        for n in (0..=1100).chain(jumps).chain(ends) {
+            assert_eq!(line.of(n), n.to_string().as_bytes(), "{n}");
+        }
+    }
+
+    #[test]
+    fn each_row_names_its_own_input() {
+        let jsonl = format(OutputMode::Jsonl);
+        let tsv = Format {
+            with_filename: true,
+            ..format(OutputMode::Tsv)
+        };
+        for (format, want) in [
+            (jsonl, r#"{"file":"x\\\"","line":1,"#),
+            (tsv, "x\\\\\"\t1\t"),
+        ] {
+            let mut rows = RowWriter::new(format);
+            let mut out = Vec::new();
+            for (input, name) in [(0, "x\\\""), (1, "y"), (1, "y"), (0, "x\\\"")] {
+                rows.start_input(input, name);
+                let record = Record {
+                    line: 1,
+                    input: b"a",
+                    result: Ok("a"),
+                    warnings: &[],
+                };
+                rows.write(&mut out, record);
+            }
+            let text = String::from_utf8(out).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            assert!(lines[0].starts_with(want) && lines[3] == lines[0], "{text}");
+            assert!(lines[1] == lines[2] && lines[1] != lines[0], "{text}");
         }
     }
 

@@ -19,7 +19,7 @@ use crate::stream::dedup::{self, FingerprintSet};
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
-use crate::stream::output::{write_record, Format, Origin, OutputMode};
+use crate::stream::output::{OutputMode, Record, RowWriter};
 
 /// The message of a `too-long` error.
 const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
@@ -28,13 +28,11 @@ const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
 pub(super) struct Worker<'a> {
     op: &'a dyn Operation,
     options: EngineOptions,
-    format: Format,
     /// The names of the inputs, for the rows that carry them.
     names: &'a [String],
 }
 
 /// Buffers each worker reuses from record to record.
-#[derive(Default)]
 struct Scratch {
     /// The repairs and warnings of the record at hand.
     notes: Notes,
@@ -42,6 +40,20 @@ struct Scratch {
     key: String,
     /// The fingerprints of the keys of the current chunk so far (when keys are tracked).
     chunk_keys: FingerprintSet,
+    /// The formatter of the output records.
+    rows: RowWriter,
+}
+
+impl Scratch {
+    /// Empty buffers for a run under `options`.
+    fn new(options: &EngineOptions) -> Self {
+        Scratch {
+            notes: Notes::default(),
+            key: String::new(),
+            chunk_keys: FingerprintSet::default(),
+            rows: RowWriter::new(options.format()),
+        }
+    }
 }
 
 /// A worker's way through one chunk of lines: where it is, and where the results go.
@@ -50,13 +62,14 @@ struct Pass<'c> {
     data: &'c [u8],
     /// The same bytes as text, when the whole chunk is valid UTF-8.
     text: Option<&'c str>,
+    /// Whether lines that pass through are written as [`VerbatimRun`]s (see
+    /// [`Worker::verbatim`]).
+    writes_runs: bool,
     /// The start of the next line, and its line number.
     start: usize,
     line: u64,
     /// Lines that pass through, just before `start`, not yet recorded as a [`VerbatimRun`].
     run: Range<usize>,
-    /// The name of the chunk's input.
-    file: &'c str,
     /// The chunk's output, its verbatim runs and its report.
     out: &'c mut Vec<u8>,
     runs: &'c mut Vec<VerbatimRun>,
@@ -89,15 +102,6 @@ impl<'c> Pass<'c> {
         }
     }
 
-    /// Where the line at `start` comes from.
-    #[inline]
-    fn origin(&self) -> Origin<'c> {
-        Origin {
-            file: self.file,
-            line: self.line,
-        }
-    }
-
     /// The end of the line at `start`: its line feed, or the end of the chunk.
     #[inline]
     fn line_end(&self) -> usize {
@@ -111,7 +115,6 @@ impl<'a> Worker<'a> {
     pub(super) fn new(op: &'a dyn Operation, options: &EngineOptions, names: &'a [String]) -> Self {
         Worker {
             op,
-            format: options.format(),
             options: options.clone(),
             names,
         }
@@ -119,7 +122,7 @@ impl<'a> Worker<'a> {
 
     /// The worker loop: process chunks until the reader is done or the run stops.
     pub(super) fn work(&self, work: &Receiver<Chunk>, done: &Sender<Chunk>, stop: &AtomicBool) {
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch::new(&self.options);
         for mut chunk in work.iter() {
             if stop.load(Ordering::Relaxed) {
                 break;
@@ -145,6 +148,16 @@ impl<'a> Worker<'a> {
         self.options.unique || self.options.stats
     }
 
+    /// Whether a record that passes through is written as the line itself: in key output
+    /// without per-record tracking, consecutive such lines (each with its line feed and no
+    /// carriage return) form one range of the input, which is not copied: the writer writes
+    /// it from the chunk's data (see [`VerbatimRun`]).
+    fn verbatim(&self) -> bool {
+        self.options.output == OutputMode::Key
+            && !self.tracks_keys()
+            && !self.options.null_terminated
+    }
+
     /// Runs the operation over every record of `chunk`, filling its output and report.
     fn process(&self, chunk: &mut Chunk, scratch: &mut Scratch) {
         let Chunk {
@@ -165,10 +178,10 @@ impl<'a> Worker<'a> {
         let data = &data[..*len];
         let line = first_line.unwrap_or(1);
         let file = self.names.get(*input).map_or("", String::as_str);
+        scratch.rows.start_input(*input, file);
         if *kind == ChunkKind::TooLong {
             let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
-            let origin = Origin { file, line };
-            self.finish_record(origin, data, Err(error), &[], scratch, out, report);
+            self.finish_record(line, data, Err(error), &[], scratch, out, report);
             return;
         }
         let mut pass = Pass {
@@ -176,10 +189,10 @@ impl<'a> Worker<'a> {
             // Validate the whole chunk at once; only when that fails is each line checked
             // alone.
             text: simdutf8::basic::from_utf8(data).ok(),
+            writes_runs: self.verbatim(),
             start: 0,
             line,
             run: 0..0,
-            file,
             out,
             runs: verbatim_runs,
             report,
@@ -190,34 +203,24 @@ impl<'a> Worker<'a> {
     /// Goes through a chunk of lines, line by line or many at a time, until its end or a
     /// record that stops the run ([`OnError::Fail`]).
     fn records(&self, pass: &mut Pass<'_>, scratch: &mut Scratch) {
-        // In key output without per-record tracking, a record that passes through is written
-        // as the line itself: consecutive such lines (each with its line feed and no carriage
-        // return) form one range `run` of the input, which is not copied: the writer writes
-        // it from `data` (see `VerbatimRun`).
-        let verbatim = self.options.output == OutputMode::Key
-            && !self.tracks_keys()
-            && !self.options.null_terminated;
         while pass.start < pass.data.len() {
             // The end (line feed) of the line at `start`, once it has been looked for.
             let mut line_end = None;
             if let Some(text) = pass.text {
-                let mut try_alone = true;
-                if verbatim {
-                    if self.pass_lines(text, pass) {
-                        break;
-                    }
-                    if self.key_lines(text, pass, scratch) {
-                        continue;
-                    }
-                    // The line at `start` does not pass as a line that ends in a line feed
-                    // alone. It may still pass if it ends in CRLF, or is the last line and
-                    // has no line feed; any other goes to the operation.
-                    let end = pass.line_end();
-                    line_end = Some(end);
-                    try_alone =
-                        end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
+                if self.pass_lines(text, pass, scratch) {
+                    break;
                 }
-                if try_alone && self.pass_line(text, verbatim, pass, &mut scratch.chunk_keys) {
+                if pass.writes_runs && self.key_lines(text, pass, scratch) {
+                    continue;
+                }
+                // The line at `start` does not pass as a line that ends in a line feed alone.
+                // It may still pass if it ends in CRLF, or is the last line and has no line
+                // feed; any other goes to the operation.
+                let end = pass.line_end();
+                line_end = Some(end);
+                let try_alone =
+                    end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
+                if try_alone && self.pass_line(text, pass, scratch) {
                     continue;
                 }
             }
@@ -231,10 +234,10 @@ impl<'a> Worker<'a> {
     }
 
     /// The fast path, many lines at a time: the lines at `start` that pass through and end
-    /// in a line feed alone are their own keys, and join the run. Returns whether they reach
-    /// the end of the chunk.
+    /// in a line feed alone are their own keys. In [`Pass::writes_runs`] they join the run,
+    /// otherwise each is formatted as a record. Returns whether they reach the end of the chunk.
     #[inline]
-    fn pass_lines(&self, text: &str, pass: &mut Pass<'_>) -> bool {
+    fn pass_lines(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
         // Slicing `text` after a line feed is always on a char boundary.
         let rest = &text[pass.start..];
         let max_line = self.options.max_line_bytes;
@@ -242,11 +245,31 @@ impl<'a> Worker<'a> {
         // The contract, checked: whole lines.
         if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
             pass.report.stats.records += lines;
-            pass.report.stats.keys_written += lines;
-            pass.verbatim(pass.start + n, lines);
+            if pass.writes_runs {
+                pass.report.stats.keys_written += lines;
+                pass.verbatim(pass.start + n, lines);
+            } else {
+                self.write_passed(&rest[..n], pass, scratch);
+            }
             return pass.start == pass.data.len();
         }
         false
+    }
+
+    /// Formats each of `lines`, whole lines at `start` that pass through (counted already),
+    /// as a valid record that is its own key, and moves past them.
+    fn write_passed(&self, lines: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) {
+        let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', lines.as_bytes()) {
+            // Slicing at a line feed is always on a char boundary.
+            let line = &lines[start..end];
+            let raw = line.as_bytes();
+            self.write_valid(pass.line, raw, line, &[], keys, rows, pass.out, pass.report);
+            pass.line += 1;
+            start = end + 1;
+        }
+        pass.start += lines.len();
     }
 
     /// The lines at `start` whose keys the operation writes at once ([`Operation::key_lines`]):
@@ -275,27 +298,22 @@ impl<'a> Worker<'a> {
     /// The fast path, one line: if the record at `start` passes through, it is its own key,
     /// written as it is. Returns whether it passed.
     #[inline]
-    fn pass_line(
-        &self,
-        text: &str,
-        verbatim: bool,
-        pass: &mut Pass<'_>,
-        chunk_keys: &mut FingerprintSet,
-    ) -> bool {
+    fn pass_line(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
         let rest = &text[pass.start..];
         let Some((n, terminator)) = self.passes(rest) else {
             return false;
         };
         pass.report.stats.records += 1;
         let end = pass.start + n;
-        if verbatim && terminator == 1 {
+        if pass.writes_runs && terminator == 1 {
             pass.report.stats.keys_written += 1;
             pass.verbatim(end + 1, 1);
         } else {
             pass.flush_run();
             let (raw, key) = (&pass.data[pass.start..end], &rest[..n]);
-            let origin = pass.origin();
-            self.write_valid(origin, raw, key, &[], chunk_keys, pass.out, pass.report);
+            let keys = &mut scratch.chunk_keys;
+            let (rows, out, report) = (&mut scratch.rows, &mut *pass.out, &mut *pass.report);
+            self.write_valid(pass.line, raw, key, &[], keys, rows, out, report);
             pass.line += 1;
             pass.start = end + terminator.max(1);
         }
@@ -326,7 +344,7 @@ impl<'a> Worker<'a> {
         let raw = &data[start..record_end];
         // Slicing `text` at a line feed or carriage return is always on a char boundary.
         let record = pass.text.map(|t| &t[start..record_end]);
-        let ok = self.record(pass.origin(), raw, record, scratch, pass.out, pass.report);
+        let ok = self.record(pass.line, raw, record, scratch, pass.out, pass.report);
         if !ok && self.options.on_error == OnError::Fail {
             return false;
         }
@@ -340,7 +358,7 @@ impl<'a> Worker<'a> {
     /// whether it was valid.
     fn record(
         &self,
-        origin: Origin<'_>,
+        line: u64,
         raw: &[u8],
         text: Option<&str>,
         scratch: &mut Scratch,
@@ -349,7 +367,7 @@ impl<'a> Worker<'a> {
     ) -> bool {
         if raw.len() > self.options.max_line_bytes {
             let error = Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE);
-            return self.finish_record(origin, raw, Err(error), &[], scratch, out, report);
+            return self.finish_record(line, raw, Err(error), &[], scratch, out, report);
         }
         scratch.key.clear();
         let notes = &mut scratch.notes;
@@ -362,7 +380,7 @@ impl<'a> Worker<'a> {
         // put back afterwards, so it keeps its allocation.
         let mut warnings = std::mem::take(&mut notes.warnings);
         notes.clear();
-        let ok = self.finish_record(origin, raw, result, &warnings, scratch, out, report);
+        let ok = self.finish_record(line, raw, result, &warnings, scratch, out, report);
         warnings.clear();
         scratch.notes.warnings = warnings;
         ok
@@ -373,7 +391,7 @@ impl<'a> Worker<'a> {
     #[allow(clippy::too_many_arguments)]
     fn finish_record(
         &self,
-        origin: Origin<'_>,
+        line: u64,
         raw: &[u8],
         result: Result<(), Error>,
         warnings: &[Warning],
@@ -382,15 +400,14 @@ impl<'a> Worker<'a> {
         report: &mut Report,
     ) -> bool {
         report.stats.records += 1;
-        let line = origin.line;
         match result {
             Ok(()) => {
                 let key = scratch.key.as_str();
                 if key.as_bytes() != raw {
                     report.stats.changed += 1;
                 }
-                let keys = &mut scratch.chunk_keys;
-                self.write_valid(origin, raw, key, warnings, keys, out, report);
+                let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+                self.write_valid(line, raw, key, warnings, keys, rows, out, report);
                 true
             }
             Err(error) => {
@@ -408,7 +425,13 @@ impl<'a> Worker<'a> {
                         } else {
                             raw
                         };
-                        write_record(out, self.format, origin, input, Err(&error), &[]);
+                        let record = Record {
+                            line,
+                            input,
+                            result: Err(&error),
+                            warnings: &[],
+                        };
+                        scratch.rows.write(out, record);
                     }
                     OnError::Mark => {}
                     OnError::Skip => {}
@@ -429,16 +452,23 @@ impl<'a> Worker<'a> {
     #[allow(clippy::too_many_arguments)]
     fn write_valid(
         &self,
-        origin: Origin<'_>,
+        line: u64,
         raw: &[u8],
         key: &str,
         warnings: &[Warning],
         chunk_keys: &mut FingerprintSet,
+        rows: &mut RowWriter,
         out: &mut Vec<u8>,
         report: &mut Report,
     ) {
         let start = out.len();
-        write_record(out, self.format, origin, raw, Ok(key), warnings);
+        let record = Record {
+            line,
+            input: raw,
+            result: Ok(key),
+            warnings,
+        };
+        rows.write(out, record);
         report.stats.keys_written += 1;
         if self.options.unique {
             let fingerprint = dedup::fingerprint(key);
@@ -483,7 +513,8 @@ mod tests {
         chunk.kind = kind;
         chunk.push(data);
         let names = ["t".to_owned()];
-        Worker::new(&Lowercase, options, &names).process(&mut chunk, &mut Scratch::default());
+        let mut scratch = Scratch::new(options);
+        Worker::new(&Lowercase, options, &names).process(&mut chunk, &mut scratch);
         chunk
     }
 
@@ -499,6 +530,39 @@ mod tests {
         assert_eq!(parts.concat(), b"aa\nbb\nCC\ndd\nee\nff\n");
         let stats = &chunk.report.stats;
         assert_eq!((stats.records, stats.changed, stats.invalid), (6, 1, 0));
+    }
+
+    #[test]
+    fn rows_of_lines_that_pass_through_carry_their_line_numbers() {
+        // Runs of lines that pass through, broken by a changed record, a line that ends in
+        // CRLF, an invalid record, and a last line without a line feed.
+        let data = b"aa\nbb\nCc\ndd\r\nee\nxx\nff\ngg";
+        let tsv = EngineOptions::default()
+            .with_output(OutputMode::Tsv)
+            .with_with_filename(true);
+        let chunk = process(data, ChunkKind::Lines, &tsv);
+        let rows = [
+            "t\t1\taa\taa\t",
+            "t\t2\tbb\tbb\t",
+            "t\t3\tCc\tCC\t",
+            "t\t4\tdd\tdd\t",
+            "t\t5\tee\tee\t",
+            "t\t6\txx\t\tsyntax:1: x",
+            "t\t7\tff\tff\t",
+            "t\t8\tgg\tgg\t",
+        ];
+        assert_eq!(String::from_utf8_lossy(&chunk.out), rows.join("\n") + "\n");
+        let jsonl = EngineOptions::default().with_output(OutputMode::Jsonl);
+        let chunk = process(data, ChunkKind::Lines, &jsonl);
+        let text = String::from_utf8(chunk.out).unwrap();
+        for (row, want) in text.lines().zip(rows) {
+            let row: serde_json::Value = serde_json::from_str(row).unwrap();
+            let fields: Vec<&str> = want.split('\t').collect();
+            assert_eq!(row["line"].to_string(), fields[1]);
+            assert_eq!(row["input"], fields[2]);
+            assert_eq!(row["key"].as_str().unwrap_or(""), fields[3]);
+        }
+        assert_eq!(text.lines().count(), rows.len());
     }
 
     #[test]
