@@ -16,6 +16,7 @@
 //! IP literal and split the `:port` off before calling in.
 
 use crate::iri::chars;
+use crate::iri::find::find;
 use idna::uts46::{verify_dns_length, AsciiDenyList, DnsLength, ErrorPolicy, Hyphens, Uts46};
 
 // ---------------------------------------------------------------------------------------
@@ -438,6 +439,48 @@ fn is_ascii_label(label: &str) -> bool {
     })
 }
 
+/// Whether `b` may be a byte of a host that [`is_valid_ldh_host`] takes: an ASCII letter or
+/// digit, `-` or `.` (the parser marks hosts made of these alone).
+#[inline]
+pub(crate) const fn is_ldh_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-' || b == b'.'
+}
+
+/// [`dns_host`] for a host known to hold only [`is_ldh_byte`] bytes (as the parser found):
+/// such a host needs only the length and label checks of [`is_valid_ldh_host`] to take the
+/// fast path.
+pub(crate) fn dns_host_of_ldh_bytes(
+    host: &str,
+    form: HostForm,
+    out: &mut String,
+) -> Result<(), IdnaFailure> {
+    debug_assert!(host.bytes().all(is_ldh_byte), "{host:?}");
+    if host.is_empty() || !has_ldh_shape(host.as_bytes()) {
+        return dns_host(host, form, out);
+    }
+    let start = out.len();
+    out.push_str(host);
+    out[start..].make_ascii_lowercase();
+    Ok(())
+}
+
+/// [`is_valid_ldh_host`] for bytes already known to be [`is_ldh_byte`]s: the lengths of
+/// the name and of its labels, and each label's shape.
+fn has_ldh_shape(b: &[u8]) -> bool {
+    let body = b.strip_suffix(b".").unwrap_or(b);
+    if body.is_empty() || body.len() > 253 {
+        return false;
+    }
+    let mut start = 0;
+    while let Some(i) = find(b'.', &body[start..]) {
+        if !is_ldh_label_shape(&body[start..start + i]) {
+            return false;
+        }
+        start += i + 1;
+    }
+    is_ldh_label_shape(&body[start..])
+}
+
 /// Whether a pure-ASCII host is already a valid host under the rules of [`dns_host`] and
 /// needs nothing but lowercasing: the fast path.
 pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
@@ -474,10 +517,10 @@ static LDH_CLASS: [u8; 256] = {
     let mut i = 0;
     while i < 256 {
         let b = i as u8;
-        t[i] = if b.is_ascii_alphanumeric() || b == b'-' {
-            LDH_LABEL
-        } else if b == b'.' {
+        t[i] = if b == b'.' {
             LDH_DOT
+        } else if is_ldh_byte(b) {
+            LDH_LABEL
         } else {
             0
         };
@@ -653,6 +696,24 @@ mod tests {
 
     fn ascii(h: &str) -> Result<String, IdnaFailure> {
         host(h, HostForm::Ascii)
+    }
+
+    proptest::proptest! {
+        /// A host of LDH bytes takes the fast path exactly when `is_valid_ldh_host` says so,
+        /// and gives what `dns_host` gives.
+        #[test]
+        fn ldh_byte_hosts_are_judged_as_by_is_valid_ldh_host(
+            host in "[a-zA-Z0-9.-]{0,70}|[a-z]{1,5}(\\.[a-z-]{0,64}){0,4}\\.?|xn--[a-z0-9-]{0,12}\\.com"
+        ) {
+            proptest::prop_assert_eq!(has_ldh_shape(host.as_bytes()), !host.is_empty() && is_valid_ldh_host(host.as_bytes()));
+            for form in [HostForm::Ascii, HostForm::Unicode] {
+                let (mut a, mut b) = (String::from("|"), String::from("|"));
+                let ra = dns_host_of_ldh_bytes(&host, form, &mut a);
+                let rb = dns_host(&host, form, &mut b);
+                proptest::prop_assert_eq!(ra.is_ok(), rb.is_ok());
+                proptest::prop_assert_eq!(a, b);
+            }
+        }
     }
 
     #[test]

@@ -109,7 +109,8 @@ pub struct IriRef<'a> {
     /// The fragment without its `#`.
     fragment: Option<Span>,
     /// The components, as [`Component::bit`]s, found to hold no percent-encoding and no
-    /// non-ASCII character while they were checked (none for an unchecked split).
+    /// non-ASCII character while they were checked (none for an unchecked split), and
+    /// [`LDH_BYTE`] when the host was found to hold only LDH bytes.
     plain: u8,
 }
 
@@ -163,13 +164,20 @@ const fn build_component_table() -> [u8; 256] {
             }
             k += 1;
         }
+        if host::is_ldh_byte(b as u8) {
+            t[b] |= LDH_BYTE;
+        }
         b += 1;
     }
     t
 }
 
+/// The bit in [`COMPONENT_ASCII`] of the bytes of an LDH host name (letters, digits, `-`
+/// and `.`, [`host::is_ldh_byte`]), above the component bits.
+const LDH_BYTE: u8 = 1 << 5;
+
 /// For every byte value, the bits ([`Component::bit`]) of the components that allow it raw
-/// (ASCII only; `%` and non-ASCII are checked apart).
+/// (ASCII only; `%` and non-ASCII are checked apart), and [`LDH_BYTE`].
 static COMPONENT_ASCII: [u8; 256] = build_component_table();
 
 impl PartialEq for IriRef<'_> {
@@ -251,7 +259,8 @@ impl<'a> IriRef<'a> {
         // Path (RFC 3986 §3.3).
         view.path = (pos as u32, hier_end as u32);
         if CHECK {
-            view.plain |= check_component(text, pos, hier_end, Component::Path, grammar)?;
+            view.plain |=
+                check_component(text, pos, hier_end, Component::Path, grammar)? & !LDH_BYTE;
         }
         view.parse_query_fragment::<CHECK>(hier_end, grammar)?;
         Ok(view)
@@ -270,7 +279,8 @@ impl<'a> IriRef<'a> {
             let start = pos + 1;
             let end = find(b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             if CHECK {
-                self.plain |= check_component(text, start, end, Component::Query, grammar)?;
+                self.plain |=
+                    check_component(text, start, end, Component::Query, grammar)? & !LDH_BYTE;
             }
             self.query = Some((start as u32, end as u32));
             pos = end;
@@ -291,7 +301,8 @@ impl<'a> IriRef<'a> {
             }
             if CHECK {
                 self.plain |=
-                    check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
+                    check_component(text, start, bytes.len(), Component::Fragment, grammar)?
+                        & !LDH_BYTE;
             }
             self.fragment = Some((start as u32, bytes.len() as u32));
         }
@@ -311,7 +322,8 @@ impl<'a> IriRef<'a> {
         if let Some(at) = find(b'@', &bytes[start..end]) {
             if CHECK {
                 self.plain |=
-                    check_component(text, start, start + at, Component::Userinfo, grammar)?;
+                    check_component(text, start, start + at, Component::Userinfo, grammar)?
+                        & !LDH_BYTE;
             }
             self.userinfo = Some((start as u32, (start + at) as u32));
             host_start = start + at + 1;
@@ -346,6 +358,7 @@ impl<'a> IriRef<'a> {
         } else {
             host_end = find(b':', &bytes[host_start..end]).map_or(end, |i| host_start + i);
             if CHECK {
+                // The host keeps LDH_BYTE in `plain` too (IriRef::host_is_ldh_bytes).
                 self.plain |=
                     check_component(text, host_start, host_end, Component::RegName, grammar)?;
             }
@@ -416,6 +429,13 @@ impl<'a> IriRef<'a> {
     #[inline]
     pub(crate) fn is_plain(&self, component: Component) -> bool {
         self.plain & component.bit() != 0
+    }
+
+    /// Whether the host, a registered name, was found to hold only letters, digits, `-`
+    /// and `.` while it was checked ([`host::is_ldh_byte`]); `false` when unknown.
+    #[inline]
+    pub(crate) fn host_is_ldh_bytes(&self) -> bool {
+        self.plain & LDH_BYTE != 0 && self.host_kind == HostKind::RegName
     }
 
     /// The path (possibly empty).
@@ -517,9 +537,9 @@ fn syntax_error(text: &str, at: usize, from: usize, to: usize, message: &'static
     Error::at_byte(ErrorKind::Syntax, text, at, message)
 }
 
-/// Checks `text[start..end]` against the production of `component`. Returns the
-/// component's bit if it holds no percent-encoding and no non-ASCII character, else 0 (for
-/// [`IriRef::is_plain`]).
+/// Checks `text[start..end]` against the production of `component`. Returns what it found
+/// of the component's bytes: its bit if it holds no percent-encoding and no non-ASCII
+/// character (for [`IriRef::is_plain`]), and [`LDH_BYTE`] if every byte is one.
 fn check_component(
     text: &str,
     start: usize,
@@ -529,7 +549,9 @@ fn check_component(
 ) -> Result<u8, Error> {
     let bytes = text.as_bytes();
     let ok = component.bit();
-    let mut plain = ok;
+    // The bits every byte so far has in the table; none once an escape or a non-ASCII
+    // character is seen.
+    let mut all = u8::MAX;
     let mut i = start;
     while i < end {
         let b = bytes[i];
@@ -541,28 +563,29 @@ fn check_component(
                 let message = "'%' not followed by two hex digits";
                 return Err(Error::at_byte(ErrorKind::BadPercent, text, i, message));
             }
-            plain = 0;
+            all = 0;
             i += 3;
         } else if b >= 0x80 {
             // Non-ASCII: decode the character (the text is valid UTF-8).
             let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
             check_non_ascii(text, i, c, component, grammar)?;
-            plain = 0;
+            all = 0;
             i += c.len_utf8();
         } else {
-            i = allowed_ascii_run(bytes, i, end, ok);
+            i = allowed_ascii_run(bytes, i, end, ok, &mut all);
             if let Some(&b) = bytes[..end].get(i).filter(|&&b| b < 0x80 && b != b'%') {
                 return Err(ascii_error(text, i, b));
             }
         }
     }
-    Ok(plain)
+    Ok(all & (ok | LDH_BYTE))
 }
 
 /// Where the run of ASCII bytes from `i` that the component of bit `ok` allows raw ends
-/// (at `end` at most): eight bytes a turn while they all pass, then one at a time.
+/// (at `end` at most): eight bytes a turn while they all pass, then one at a time. `all`
+/// keeps only the table bits that every byte of the run has.
 #[inline(always)]
-fn allowed_ascii_run(bytes: &[u8], mut i: usize, end: usize, ok: u8) -> usize {
+fn allowed_ascii_run(bytes: &[u8], mut i: usize, end: usize, ok: u8, all: &mut u8) -> usize {
     while let Some(run) = bytes.get(i..i + 8).filter(|_| i + 8 <= end) {
         let t = run
             .iter()
@@ -570,9 +593,15 @@ fn allowed_ascii_run(bytes: &[u8], mut i: usize, end: usize, ok: u8) -> usize {
         if t & ok == 0 {
             break;
         }
+        *all &= t;
         i += 8;
     }
-    while i < end && COMPONENT_ASCII[usize::from(bytes[i])] & ok != 0 {
+    while let Some(&t) = bytes[..end]
+        .get(i)
+        .map(|&b| &COMPONENT_ASCII[usize::from(b)])
+        .filter(|&&t| t & ok != 0)
+    {
+        *all &= t;
         i += 1;
     }
     i

@@ -205,6 +205,9 @@ impl<'o> KeyWriter<'o> {
         let h = view.host().unwrap_or("");
         let start = out.len();
         let ok = match self.options.form {
+            Form::Uri | Form::Surt if view.host_is_ldh_bytes() => {
+                host::dns_host_of_ldh_bytes(h, HostForm::Ascii, out).is_ok()
+            }
             Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, out).is_ok(),
             Form::Iri => write_unicode_host(h, out),
         };
