@@ -205,7 +205,7 @@ fn first_dot_segment(rest: &[u8]) -> Option<usize> {
         } else {
             dot + 1
         };
-        if rest.get(end).is_none_or(|&b| b == b'/') {
+        if rest.get(end).map_or(true, |&b| b == b'/') {
             return Some(dot - 1);
         }
     }
