@@ -721,14 +721,16 @@ fn glance(record: &str, shape: Shape) -> Glance<'_> {
 }
 
 /// The pieces of the SURT of a record the fast path took, if it has an authority.
+#[inline]
 fn surt_parts(record: &str, shape: Shape) -> Option<surt::SurtParts<'_>> {
     let (start, end) = shape.authority?;
     let host = &record[start..shape.host_end];
+    let ends_in_digit = host.as_bytes().last().is_some_and(u8::is_ascii_digit);
     Some(surt::SurtParts {
         scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
         host,
         // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
-        host_kind: if host.ends_with(|c: char| c.is_ascii_digit()) && host::is_ipv4address(host) {
+        host_kind: if ends_in_digit && host::is_ipv4address(host) {
             HostKind::Ipv4
         } else {
             HostKind::RegName
