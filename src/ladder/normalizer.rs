@@ -410,9 +410,9 @@ impl Normalizer {
 
     /// The length of the raw record at the start of `rest` (text up to a line feed, which
     /// more lines may follow) when it already is its own key and the fast path sees it: one
-    /// pass, no parsing (SPEC §8); under protocol rules, a record that no rule changes (told
-    /// by the rules' sieve, or by running them); in the SURT form, never. `None` says
-    /// nothing: the record may still be canonical.
+    /// pass, no parsing (SPEC §8); under protocol rules, a record that the rules' sieve shows
+    /// no rule changes; in the SURT form, never. `None` says nothing: the record may still be
+    /// canonical.
     #[inline]
     pub fn canonical_line(&self, rest: &str) -> Option<usize> {
         if !self.rewrites() {
@@ -425,32 +425,7 @@ impl Normalizer {
         // Its own key at the scheme rung: still its own key if no protocol rule changes it.
         let shape = self.fast.shape_of_line(rest)?;
         let record = &rest[..shape.len];
-        self.rules_keep(record, shape).then_some(shape.len)
-    }
-
-    /// Whether the protocol rules, if any, leave `record`, its own key at the scheme rung
-    /// (`shape` from the fast path), as it is: told at a glance for most records, else by
-    /// running them on its split components (into the thread's scratch buffer; `false`
-    /// should that be in use). For the engine's runs of lines, which copy such records
-    /// through.
-    fn rules_keep(&self, record: &str, shape: Shape) -> bool {
-        let Some(rules) = self.rules_in_force() else {
-            return true;
-        };
-        if rules.leave_at_a_glance(&glance(record, shape)) {
-            return true;
-        }
-        let Ok(view) = IriRef::split_valid(record) else {
-            return false;
-        };
-        SCRATCH.with(|s| {
-            s.try_borrow_mut().is_ok_and(|mut s| {
-                let key = &mut s.key.key;
-                key.clear();
-                rules.apply_view(&view, key, &mut ());
-                key == record
-            })
-        })
+        self.sieve_passes(record, shape).then_some(shape.len)
     }
 
     /// The protocol rules, when they run (at the protocol rung).
@@ -463,7 +438,9 @@ impl Normalizer {
 
     /// The longest run of whole lines at the start of `rest` that [`Normalizer::canonical_line`]
     /// takes, each at most `max_line` bytes and ended by a line feed alone: its length in
-    /// bytes, line feeds included, and its number of lines.
+    /// bytes, line feeds included, and its number of lines. (Under protocol rules, the engine
+    /// writes the keys of the lines the rules' sieve does not let through in runs of its own,
+    /// from the rules' rounds on each record.)
     pub fn canonical_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
         if !self.rewrites() {
             return self.fast.accepts_lines(rest, max_line);
@@ -472,40 +449,105 @@ impl Normalizer {
             return (0, 0);
         }
         self.fast.take_lines(rest, max_line, |record, shape| {
-            self.rules_keep(record, shape)
+            self.sieve_passes(record, shape)
         })
     }
 
+    /// Whether the protocol rules, if any, leave `record`, its own key at the scheme rung
+    /// (`shape` from the fast path), as it is, told at a glance by their sieve. `false` also
+    /// means "not known": the rules' rounds tell (the engine's runs of keys,
+    /// [`Normalizer::own_key_lines`], and [`Normalizer::write_own_key`] run them).
+    #[inline]
+    fn sieve_passes(&self, record: &str, shape: Shape) -> bool {
+        match self.rules_in_force() {
+            Some(rules) => rules.leave_at_a_glance(&glance(record, shape)),
+            None => true,
+        }
+    }
+
     /// The keys of the run of lines at the start of `rest` that the fast path takes and
-    /// whose keys are written without a parse: in the SURT form (the other forms copy such
-    /// lines through, [`Normalizer::canonical_lines`]), each line that
-    /// is its own key at the scheme rung, at most `max_line` bytes long and ended by a line
-    /// feed alone, whose key no rule changes. Appends each key and a line feed to `out`;
-    /// returns the bytes of `rest` taken, the lines, and how many keys differ from their
-    /// line. For the engine ([`crate::stream::Operation::key_lines`]).
+    /// whose keys are written without a parse of the record: each line that is its own key
+    /// at the scheme rung, at most `max_line` bytes long and ended by a line feed alone,
+    /// and, in the SURT form, its SURT; under protocol rules, in the other forms, the lines
+    /// that the rules' sieve does not let through (the others are copied through instead,
+    /// [`Normalizer::canonical_lines`]), with the rules' rounds run on the record. Appends
+    /// each key and a line feed to `out`; returns the bytes of `rest` taken, the lines, and
+    /// how many keys differ from their line. For the engine
+    /// ([`crate::stream::Operation::key_lines`]).
+    /// Inline: in the forms that copy lines through, it says at once that it takes none.
     #[cfg(feature = "stream")]
+    #[inline]
     pub(crate) fn own_key_lines(
         &self,
         rest: &str,
         max_line: usize,
         out: &mut String,
     ) -> (usize, u64, u64) {
-        let mut changed = 0;
-        if self.options.form != Form::Surt || !self.rewrites() {
-            // Copied through instead, or not taken at all.
-            return (0, 0, changed);
+        if !self.rewrites() {
+            // Copied through instead.
+            return (0, 0, 0);
         }
+        self.rewritten_key_lines(rest, max_line, out)
+    }
+
+    /// [`Normalizer::own_key_lines`] where the SURT form or protocol rules rewrite keys.
+    #[cfg(feature = "stream")]
+    fn rewritten_key_lines(
+        &self,
+        rest: &str,
+        max_line: usize,
+        out: &mut String,
+    ) -> (usize, u64, u64) {
+        let mut changed = 0;
+        let surt = self.options.form == Form::Surt;
         let (at, lines) = self.fast.take_lines(rest, max_line, |record, shape| {
-            if !self.rules_keep(record, shape) {
+            let start = out.len();
+            if !self.sieve_passes(record, shape) {
+                if !self.write_rules_key(record, out) {
+                    return false;
+                }
+            } else if surt {
+                self.write_own_form(record, shape, out);
+            } else {
+                // Copied through instead.
                 return false;
             }
-            let start = out.len();
-            self.write_own_form(record, shape, out);
             changed += u64::from(&out[start..] != record);
             out.push('\n');
             true
         });
         (at, lines, changed)
+    }
+
+    /// Writes the key of `record`, its own key at the scheme rung, after the protocol rules'
+    /// rounds ([`apply_rules`]), in the form of the key, as the full ladder writes it.
+    /// Returns `false`, with `out` as it was, should a round warn (the engine then hands the
+    /// record to the full ladder, which reports the warning) or the thread's scratch buffers
+    /// be in use.
+    #[cfg(feature = "stream")]
+    fn write_rules_key(&self, record: &str, out: &mut String) -> bool {
+        let Some(rules) = self.rules_in_force() else {
+            return false;
+        };
+        SCRATCH.with(|s| {
+            let Ok(mut s) = s.try_borrow_mut() else {
+                return false;
+            };
+            let b = &mut s.key;
+            b.key.clear();
+            b.key.push_str(record);
+            let mut warnings = Vec::new();
+            let mut trace = Tracer {
+                steps: None,
+                warnings: &mut warnings,
+            };
+            apply_rules(&KeyWriter::new(&self.options), rules, b, &mut trace);
+            if !trace.warnings.is_empty() {
+                return false;
+            }
+            self.write_form(&b.key, out, &mut trace);
+            true
+        })
     }
 
     /// Whether the fast path copies `input` through as its own key (SPEC §8): `true` only
@@ -633,8 +675,7 @@ impl Normalizer {
         scratch: &mut Scratch,
         trace: &mut Tracer<'_>,
     ) -> Result<(), Error> {
-        // A record the sieve does not let through takes the rules' rounds: in the engine,
-        // `canonical_line` has already run them on it and seen it change.
+        // A record the sieve does not let through takes the rules' rounds.
         if let Some(rules) = self.rules_in_force() {
             let b = &mut scratch.key;
             if !rules.leave_at_a_glance(&glance(record, shape)) {
@@ -727,28 +768,31 @@ fn same_text(a: &str, b: &str) -> bool {
     a.as_ptr() == b.as_ptr() && a.len() == b.len()
 }
 
-/// What the protocol rules' sieve needs to see of a record the fast path took.
+/// What the protocol rules' sieve needs to see of a record the fast path took. Inline: it
+/// runs for every such record, and only cuts it where `shape` says.
+#[inline(always)]
 fn glance(record: &str, shape: Shape) -> Glance<'_> {
+    let b = record.as_bytes();
     Glance {
-        scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
-        host: shape
-            .authority
-            .map(|(start, _)| &record[start..shape.host_end]),
-        rest: &record[shape.path..shape.len],
+        scheme: shape.after_scheme.checked_sub(1).map(|end| &b[..end]),
+        host: shape.authority.map(|(start, _)| &b[start..shape.host_end]),
+        rest: &b[shape.path..shape.len],
         fragment: shape.fragment,
         marks: shape.marks,
     }
 }
 
 /// The pieces of the SURT of a record the fast path took, if it has an authority.
+#[inline]
 fn surt_parts(record: &str, shape: Shape) -> Option<surt::SurtParts<'_>> {
     let (start, end) = shape.authority?;
     let host = &record[start..shape.host_end];
+    let ends_in_digit = host.as_bytes().last().is_some_and(u8::is_ascii_digit);
     Some(surt::SurtParts {
         scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
         host,
         // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
-        host_kind: if host.ends_with(|c: char| c.is_ascii_digit()) && host::is_ipv4address(host) {
+        host_kind: if ends_in_digit && host::is_ipv4address(host) {
             HostKind::Ipv4
         } else {
             HostKind::RegName
@@ -783,7 +827,11 @@ fn apply_rules(writer: &KeyWriter<'_>, rules: &Rules, b: &mut KeyBuffers, trace:
     for _ in 0..8 {
         b.fired.clear();
         b.after.clear();
-        rules.apply(&b.key, &mut b.after, &mut b.fired);
+        // The key is the scheme rung's (valid by construction): split, not parsed again.
+        match IriRef::split_valid(&b.key) {
+            Ok(view) => rules.apply_view(&view, &mut b.after, &mut b.fired),
+            Err(_) => rules.apply(&b.key, &mut b.after, &mut b.fired),
+        }
         for rule in &b.fired {
             note(trace, "protocol", rule.name(), &b.key, &b.after);
         }

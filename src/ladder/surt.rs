@@ -150,17 +150,17 @@ pub(crate) struct SurtParts<'a> {
 /// Appends the SURT of a key with an authority, from its pieces (the ladder's fast path has
 /// them for a record that is its own key, without parsing it).
 pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, out: &mut String) {
-    let start = out.len();
     if options.include_scheme {
+        let start = out.len();
         if let Some(s) = parts.scheme {
             out.push_str(s);
             out.push(':');
         }
         out.push_str("//(");
+        // The scheme is lowercase in keys already; lowercase it anyway, so the result does
+        // not depend on the rung the key came from.
+        out[start..].make_ascii_lowercase();
     }
-    // The scheme is lowercase in keys already; lowercase it anyway, so the result does not
-    // depend on the rung the key came from.
-    out[start..].make_ascii_lowercase();
     let host_start = out.len();
     let host = parts.host;
     match parts.host_kind {
@@ -208,32 +208,63 @@ fn push_cased(key: &str, options: SurtOptions, out: &mut String) {
     }
 }
 
-/// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
-/// it (`plain`: the host is known to need no escapes). One pass from the end over the bytes (hosts are short): `.` is ASCII, so every cut is
-/// on a character boundary.
-fn push_reversed_labels(host: &str, plain: bool, out: &mut String) {
-    let plain = plain || !host.bytes().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
-    let mut end = host.len();
-    for (i, b) in host.bytes().enumerate().rev() {
-        if b == b'.' {
-            push_label(&host[i + 1..end], plain, out);
-            out.push(',');
-            end = i;
+/// The index of the last `.` of `b`, eight bytes at a time from the end: a byte of a word
+/// XOR eight dots is zero exactly where the word has a dot, and adding `0x7f` to the low
+/// seven bits of each byte (which never carries into the next) sets its high bit exactly
+/// where those bits, or the byte's own high bit, are not zero.
+fn last_dot(b: &[u8]) -> Option<usize> {
+    // A byte repeated across a word is `ONES * byte`; `LOWS` keeps the low seven bits of
+    // each byte, `!LOWS` the high bit.
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGHS: u64 = !LOWS;
+    let dots = |w: u64| {
+        let v = w ^ (ONES * u64::from(b'.'));
+        !(((v & LOWS) + LOWS) | v) & HIGHS
+    };
+    let mut words = b.rchunks_exact(8);
+    for (i, word) in (&mut words).enumerate() {
+        let m = dots(u64::from_le_bytes(word.try_into().unwrap_or_default()));
+        if m != 0 {
+            let in_word = 7 - (m.leading_zeros() / 8) as usize;
+            return Some(b.len() - (i + 1) * 8 + in_word);
         }
     }
-    push_label(&host[..end], plain, out);
+    words.remainder().iter().rposition(|&c| c == b'.')
+}
+
+/// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
+/// it (`plain`: the host is known to need no escapes). Each label is found by a search
+/// back from the end of what is left ([`last_dot`]): `.` is ASCII, so every cut is on a
+/// character boundary.
+fn push_reversed_labels(host: &str, plain: bool, out: &mut String) {
+    let plain = plain || !host.bytes().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
+    let mut left = host;
+    while let Some(dot) = last_dot(left.as_bytes()) {
+        push_label(&left[dot + 1..], plain, out);
+        out.push(',');
+        left = &left[..dot];
+    }
+    push_label(left, plain, out);
 }
 
 /// Writes a host label with `%` and the characters that delimit the SURT host part (`,`
-/// `(` `)`, sub-delims a `reg-name` may hold) percent-encoded (`plain`: it has none of them), in lowercase hex (`%25`,
-/// `%2c`, `%28`, `%29`), so that the host part reads back to exactly the key's host:
-/// decoding those four gives it back, and a `%2C` of the key (written `%252C`) never meets a
-/// `,` (written `%2c`).
+/// `(` `)`, sub-delims a `reg-name` may hold) percent-encoded (`plain`: it has none of
+/// them), in lowercase hex (`%25`, `%2c`, `%28`, `%29`), so that the host part reads back
+/// to exactly the key's host: decoding those four gives it back, and a `%2C` of the key
+/// (written `%252C`) never meets a `,` (written `%2c`). Inline for the common plain label;
+/// the escapes are [`push_escaped_label`]'s.
+#[inline(always)]
 fn push_label(label: &str, plain: bool, out: &mut String) {
-    if plain || !label.contains(['%', ',', '(', ')']) {
+    if plain {
         out.push_str(label);
-        return;
+    } else {
+        push_escaped_label(label, out);
     }
+}
+
+/// [`push_label`] for a label that may hold `%`, `,`, `(` or `)`.
+fn push_escaped_label(label: &str, out: &mut String) {
     for c in label.chars() {
         match c {
             '%' => out.push_str("%25"),
@@ -248,6 +279,27 @@ fn push_label(label: &str, plain: bool, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn last_dot_agrees_with_a_byte_loop() {
+        let texts: [&[u8]; 7] = [
+            b"",
+            b".",
+            b"a.b.c",
+            b"www.example.com",
+            b"abcdefgh.ijklmnopqrstuvwxyz.ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            b"\xae\xaeN\xce\x2e\xaf\x2f\x2d\xc3\x8e\x2e\x00\x01\xff",
+            b"no-dots-in-this-one-at-all-0123456789",
+        ];
+        for text in texts {
+            for start in 0..=text.len() {
+                for end in start..=text.len() {
+                    let t = &text[start..end];
+                    assert_eq!(last_dot(t), t.iter().rposition(|&c| c == b'.'), "{t:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn basic_forms() {

@@ -277,8 +277,7 @@ impl Rules {
     }
 
     /// [`Rules::apply`] for a key already split into its components, so it is not parsed
-    /// again: the ladder's fast path has the view of a record that is its own scheme-rung
-    /// key, and learns from the result whether any rule changes it.
+    /// again: the ladder's rounds of rules split the scheme-rung key they run on.
     pub(crate) fn apply_view(&self, view: &IriRef<'_>, out: &mut String, fired: &mut impl Fired) {
         if self.rules.is_empty() {
             out.push_str(view.as_str());
@@ -290,6 +289,7 @@ impl Rules {
     /// Whether every rule leaves a key that shows `glance` as it is, told without running
     /// them (see [`Glance`]): `true` only where [`Rules::apply`] would give back the key;
     /// `false` also means "not known".
+    #[inline]
     pub(crate) fn leave_at_a_glance(&self, glance: &Glance<'_>) -> bool {
         self.sieve.passes(glance)
     }

@@ -66,15 +66,17 @@ impl QuerySieve {
     }
 }
 
-/// What a key shows, as the fast path sees it without parsing it.
+/// What a key shows, as the fast path sees it without parsing it (its pieces as bytes: the
+/// sieve looks only at ASCII delimiters, and the fast path cuts them without char-boundary
+/// checks).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Glance<'a> {
     /// The scheme, if any.
-    pub(crate) scheme: Option<&'a str>,
+    pub(crate) scheme: Option<&'a [u8]>,
     /// The host, when the key has an authority.
-    pub(crate) host: Option<&'a str>,
+    pub(crate) host: Option<&'a [u8]>,
     /// The path, query and fragment.
-    pub(crate) rest: &'a str,
+    pub(crate) rest: &'a [u8],
     /// Whether the key has a fragment.
     pub(crate) fragment: bool,
     /// Whether the rest may hold a `?` or a `;` (`false` only where it holds neither).
@@ -86,9 +88,12 @@ impl<'a> Glance<'a> {
     /// `;`).
     pub(crate) fn of_view(v: &IriRef<'a>) -> Glance<'a> {
         Glance {
-            scheme: v.scheme(),
-            host: v.host().filter(|_| v.authority().is_some()),
-            rest: v.path_query_fragment(),
+            scheme: v.scheme().map(str::as_bytes),
+            host: v
+                .host()
+                .filter(|_| v.authority().is_some())
+                .map(str::as_bytes),
+            rest: v.path_query_fragment().as_bytes(),
             fragment: v.fragment().is_some(),
             marks: true,
         }
@@ -139,25 +144,34 @@ impl Sieve {
     }
 
     /// Whether every rule leaves a key that shows `g` as it is. `false` also means "not
-    /// known".
+    /// known". Inline: most keys are told by their flags and host, without a `?` or `;` to
+    /// look for ([`Sieve::marks_pass`] looks at the others).
+    #[inline]
     pub(super) fn passes(&self, g: &Glance<'_>) -> bool {
         if self.any || (self.fragment && g.fragment) {
             return false;
         }
         if let Some(h) = g.host {
-            let www = h.get(..3).is_some_and(|l| l.eq_ignore_ascii_case("www"));
-            if (self.trailing_dot && h.ends_with('.')) || (self.www && www) {
+            let www = || h.get(..3).is_some_and(|l| l.eq_ignore_ascii_case(b"www"));
+            if (self.trailing_dot && h.ends_with(b".")) || (self.www && www()) {
                 return false;
             }
         }
-        if self.http && g.scheme.is_some_and(|s| s.eq_ignore_ascii_case("http")) {
+        if self.http && g.scheme.is_some_and(|s| s.eq_ignore_ascii_case(b"http")) {
             return false;
         }
         if !g.marks || (!self.query && !self.path_params) {
             return true;
         }
+        self.marks_pass(g)
+    }
+
+    /// [`Sieve::passes`] for a key that may hold a `?` or a `;`, once its flags and host
+    /// passed: whether its path parameters and query show nothing the rules look at.
+    #[inline(never)]
+    fn marks_pass(&self, g: &Glance<'_>) -> bool {
         // The path ends at the first `?` or `#`; the query, if any, at the next `#`.
-        let rest = g.rest.as_bytes();
+        let rest = g.rest;
         let mut at = 0;
         let path_end = loop {
             match find3(&rest[at..], [b'?', b'#', b';']) {
@@ -187,6 +201,8 @@ impl Sieve {
 /// texts here are short: a call to a vectorized search costs more than it saves). A byte
 /// equal to a needle is a zero byte of the word XOR the needle repeated; the lowest byte
 /// the zero-byte test flags is exact (its false positives only lie above a true zero).
+/// Inline: a call costs as much as a short search.
+#[inline(always)]
 fn find3(hay: &[u8], needles: [u8; 3]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
@@ -277,10 +293,10 @@ mod tests {
     #[test]
     fn what_each_kind_looks_at() {
         let crawler = Rules::profile("crawler").unwrap().sieve;
-        let g = |rest, host, fragment| Glance {
-            scheme: Some("http"),
-            host: Some(host),
-            rest,
+        let g = |rest: &'static str, host: &'static str, fragment| Glance {
+            scheme: Some(b"http"),
+            host: Some(host.as_bytes()),
+            rest: rest.as_bytes(),
             fragment,
             marks: true,
         };
