@@ -120,6 +120,27 @@ pub fn hex_value(b: u8) -> Option<u8> {
     }
 }
 
+/// The index of the first non-ASCII byte of `bytes` at or after `from`, or `bytes.len()`:
+/// eight bytes at a time, a word whose high bits are all clear being all ASCII.
+#[inline]
+pub fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let high = u64::from_le_bytes(eight) & HIGH_BITS;
+        if high != 0 {
+            return i + (high.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    bytes
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b >= 0x80))
+        .map_or(bytes.len(), |k| i + k)
+}
+
 /// Uppercase hex digits, for writing `%XX`.
 pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 
@@ -146,6 +167,19 @@ mod tests {
         }
         for b in 128u16..256 {
             assert_eq!(ASCII_CLASS[b as usize], 0);
+        }
+    }
+
+    #[test]
+    fn next_non_ascii_finds_the_first_high_byte() {
+        let text = "abcdefghij\u{e9}klmnopqrstuvw\u{6c34}xyz0123456789";
+        let bytes = text.as_bytes();
+        for from in 0..=bytes.len() {
+            let expect = bytes[from..]
+                .iter()
+                .position(|&b| b >= 0x80)
+                .map_or(bytes.len(), |k| from + k);
+            assert_eq!(next_non_ascii(bytes, from), expect, "from {from}");
         }
     }
 
