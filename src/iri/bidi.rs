@@ -42,7 +42,12 @@
 //! The ladder reports violations as warnings of kind `bidi` ([`warnings`]) for every record
 //! with non-ASCII text, and `check` does too; the fast path never copies through a record
 //! with a right-to-left character ([`is_right_to_left`]), so it never hides one.
+//!
+//! Most non-ASCII text has no right-to-left character, so a byte walk first looks for the
+//! first two UTF-8 bytes of one (the blocks Unicode reserves for right-to-left scripts); only
+//! the components where it finds one are judged character by character.
 
+use crate::iri::chars;
 use crate::iri::error::{Warning, WarningKind};
 use crate::iri::parse::{HostKind, IriRef};
 
@@ -92,6 +97,80 @@ enum Class {
     Number,
     Mark,
     Neutral,
+}
+
+/// Code points outside these ranges are never right-to-left: the blocks where Unicode gives
+/// `R` or `AL` as the default `Bidi_Class` (Hebrew to Arabic Extended-A, the Hebrew and
+/// Arabic presentation forms, and the two supplementary right-to-left areas), which hold
+/// every right-to-left character assigned so far and any assigned there later, and U+200F
+/// RIGHT-TO-LEFT MARK. A test checks every code point against [`class`].
+const RTL_RANGES: [(u32, u32); 6] = [
+    (0x0590, 0x08FF),
+    (0x200F, 0x200F),
+    (0xFB1D, 0xFDFF),
+    (0xFE70, 0xFEFF),
+    (0x1_0800, 0x1_0FFF),
+    (0x1_E800, 0x1_EFFF),
+];
+
+/// The first two bytes of the UTF-8 encoding of code point `cp` (at least U+0080).
+const fn utf8_prefix(cp: u32) -> (u8, u8) {
+    if cp < 0x800 {
+        (0xC0 | (cp >> 6) as u8, 0x80 | (cp & 0x3F) as u8)
+    } else if cp < 0x1_0000 {
+        (0xE0 | (cp >> 12) as u8, 0x80 | ((cp >> 6) & 0x3F) as u8)
+    } else {
+        (0xF0 | (cp >> 18) as u8, 0x80 | ((cp >> 12) & 0x3F) as u8)
+    }
+}
+
+/// For each UTF-8 lead byte (`0xC0 | i` at index `i`), a bit for each second byte
+/// (`0x80 | bit`) that starts the encoding of a code point in [`RTL_RANGES`].
+const fn build_rtl_prefixes() -> [u64; 64] {
+    let mut t = [0u64; 64];
+    let mut r = 0;
+    while r < RTL_RANGES.len() {
+        let (mut cp, last) = RTL_RANGES[r];
+        while cp <= last {
+            let (lead, second) = utf8_prefix(cp);
+            t[(lead & 0x3F) as usize] |= 1 << (second & 0x3F);
+            cp += 1;
+        }
+        r += 1;
+    }
+    t
+}
+
+/// The two-byte UTF-8 prefixes of the code points in [`RTL_RANGES`], by lead byte.
+static RTL_PREFIXES: [u64; 64] = build_rtl_prefixes();
+
+/// Whether a character whose UTF-8 encoding starts with the lead byte `lead` (at least
+/// 0xC0) and the byte `next` may be right-to-left.
+#[inline(always)]
+fn starts_rtl_prefix(lead: u8, next: u8) -> bool {
+    RTL_PREFIXES[(lead & 0x3F) as usize] >> (next & 0x3F) & 1 != 0
+}
+
+/// Whether `text` may hold a right-to-left character; `false` proves it holds none, and
+/// so that no component in it breaks a rule of RFC 3987 §4.2. A byte walk, no decoding: a
+/// right-to-left character is never ASCII, and the first two bytes of each other character
+/// are looked up in [`RTL_PREFIXES`].
+fn may_hold_rtl(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let lead = bytes[i];
+        if lead < 0x80 {
+            i = chars::next_non_ascii(bytes, i);
+            continue;
+        }
+        // `lead` leads a character of two to four bytes, as many as its leading ones.
+        if starts_rtl_prefix(lead, bytes[i + 1]) {
+            return true;
+        }
+        i += lead.leading_ones() as usize;
+    }
+    false
 }
 
 fn class(adapter: &idna_adapter::Adapter, c: char) -> Class {
@@ -153,50 +232,76 @@ pub fn check_component(text: &str) -> Option<BidiRule> {
 pub fn check(iri: &IriRef<'_>) -> Vec<BidiViolation> {
     let text = iri.as_str();
     let mut found = Vec::new();
-    let mut judge = |part: Part, piece: &str| {
-        // An ASCII piece holds nothing right-to-left (a percent-encoding counts as written).
-        if piece.is_ascii() {
-            return;
-        }
-        if let Some(rule) = check_component(piece) {
-            let start = piece.as_ptr() as usize - text.as_ptr() as usize;
-            found.push(BidiViolation {
-                part,
-                range: start..start + piece.len(),
-                rule,
-            });
-        }
-    };
+    if !may_hold_rtl(text) {
+        return found;
+    }
+    let mut judge = |part: Part, piece: &str| found.extend(violation(text, part, piece));
+    let whole = |_| false;
     if let Some(u) = iri.userinfo() {
-        judge(Part::Userinfo, u);
+        for_each_rtl_piece(u, whole, |u| judge(Part::Userinfo, u));
     }
     if let (Some(h), HostKind::RegName) = (iri.host(), iri.host_kind()) {
-        for label in h.split('.') {
-            judge(Part::Host, label);
-        }
+        for_each_rtl_piece(h, |b| b == b'.', |label| judge(Part::Host, label));
     }
-    for segment in iri.path().split('/') {
-        for piece in segment.split('.') {
-            judge(Part::Path, piece);
-        }
-    }
+    let path_separator = |b| b == b'/' || b == b'.';
+    for_each_rtl_piece(iri.path(), path_separator, |piece| judge(Part::Path, piece));
     if let Some(q) = iri.query() {
-        for pair in q.split('&') {
-            for piece in pair.split('=') {
-                judge(Part::Query, piece);
-            }
-        }
+        let query_separator = |b| b == b'&' || b == b'=';
+        for_each_rtl_piece(q, query_separator, |piece| judge(Part::Query, piece));
     }
     if let Some(f) = iri.fragment() {
-        judge(Part::Fragment, f);
+        for_each_rtl_piece(f, whole, |f| judge(Part::Fragment, f));
     }
     found
+}
+
+/// The violation of `piece`, a component in `part` of `text`, if it breaks a rule.
+fn violation(text: &str, part: Part, piece: &str) -> Option<BidiViolation> {
+    let rule = check_component(piece)?;
+    let start = piece.as_ptr() as usize - text.as_ptr() as usize;
+    Some(BidiViolation {
+        part,
+        range: start..start + piece.len(),
+        rule,
+    })
+}
+
+/// Calls `f` on each piece of `part` between the ASCII bytes that `is_separator` accepts
+/// (what splitting at each separator in turn gives) that may hold a right-to-left
+/// character, in order: the others keep both rules of RFC 3987 §4.2. One byte walk, the
+/// test of [`may_hold_rtl`] made on the way.
+fn for_each_rtl_piece(part: &str, is_separator: impl Fn(u8) -> bool, mut f: impl FnMut(&str)) {
+    let bytes = part.as_bytes();
+    let (mut start, mut rtl) = (0, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b >= 0x80 {
+            rtl |= starts_rtl_prefix(b, bytes[i + 1]);
+            i += b.leading_ones() as usize;
+            continue;
+        }
+        if is_separator(b) {
+            if rtl {
+                f(&part[start..i]);
+            }
+            (start, rtl) = (i + 1, false);
+        }
+        i += 1;
+    }
+    if rtl {
+        f(&part[start..]);
+    }
 }
 
 /// Whether `c` is a right-to-left character (`Bidi_Class` R or AL): a record without one
 /// has no component these rules judge.
 pub fn is_right_to_left(c: char) -> bool {
-    !c.is_ascii() && class(&idna_adapter::Adapter::new(), c) == Class::Rtl
+    if c.is_ascii() {
+        return false;
+    }
+    let (lead, next) = utf8_prefix(c as u32);
+    starts_rtl_prefix(lead, next) && class(&idna_adapter::Adapter::new(), c) == Class::Rtl
 }
 
 /// Appends a warning of kind [`WarningKind::Bidi`] for every component of `iri` that breaks
@@ -339,6 +444,167 @@ mod tests {
             check_component("\u{05D0}\u{05D1}%D7%90\u{05D2}"),
             Some(BidiRule::MixedDirections)
         );
+    }
+
+    #[test]
+    fn utf8_prefix_agrees_with_the_encoder() {
+        for c in '\u{80}'..=char::MAX {
+            let mut buf = [0u8; 4];
+            let bytes = c.encode_utf8(&mut buf).as_bytes();
+            assert_eq!(utf8_prefix(c as u32), (bytes[0], bytes[1]), "{c:?}");
+        }
+    }
+
+    /// The prefilter is sound: every right-to-left character of the `Bidi_Class` data lies in
+    /// [`RTL_RANGES`], is seen by [`may_hold_rtl`] and [`for_each_rtl_piece`] wherever it
+    /// stands, and is one for [`is_right_to_left`].
+    #[test]
+    fn the_prefilter_sees_every_right_to_left_character() {
+        let adapter = idna_adapter::Adapter::new();
+        let mut count = 0;
+        for c in (0..=char::MAX as u32).filter_map(char::from_u32) {
+            if class(&adapter, c) != Class::Rtl {
+                continue;
+            }
+            count += 1;
+            let cp = c as u32;
+            assert!(
+                RTL_RANGES.iter().any(|&(lo, hi)| (lo..=hi).contains(&cp)),
+                "U+{cp:04X}"
+            );
+            let text = format!("a{c}\u{e9}.b");
+            assert!(may_hold_rtl(&text), "U+{cp:04X}");
+            let mut pieces = Vec::new();
+            for_each_rtl_piece(&text, |b| b == b'.', |p| pieces.push(p.to_owned()));
+            assert_eq!(pieces, [format!("a{c}\u{e9}")], "U+{cp:04X}");
+            assert!(is_right_to_left(c), "U+{cp:04X}");
+        }
+        // Hebrew, Arabic, Syriac, Thaana, N'Ko and the rest: thousands of characters.
+        assert!(count > 3000, "{count}");
+    }
+
+    /// The prefilter lets through the blocks of scripts written left to right that the
+    /// benchmarks and the corpora are full of, so a record in them costs one byte walk.
+    #[test]
+    fn the_prefilter_rejects_left_to_right_scripts() {
+        for text in [
+            "caf\u{e9}",
+            "\u{3bd}\u{3b5}\u{3c1}\u{3cc}",
+            "\u{432}\u{43e}\u{434}\u{430}",
+            "\u{92a}\u{93e}\u{928}\u{940}",
+            "\u{e19}\u{e49}\u{e33}",
+            "\u{6c34}\u{5bb6}",
+            "\u{bb3c}",
+            "\u{2615}\u{1f35e}",
+        ] {
+            assert!(!may_hold_rtl(text), "{text}");
+        }
+        assert!(may_hold_rtl("ab\u{5d0}"));
+        assert!(may_hold_rtl("\u{10900}"));
+    }
+
+    /// What [`check`] gave before the prefilter: every piece split out with `str::split`,
+    /// each non-ASCII one judged by [`check_component`].
+    fn check_reference(iri: &IriRef<'_>) -> Vec<BidiViolation> {
+        let text = iri.as_str();
+        let mut found = Vec::new();
+        let mut judge = |part: Part, piece: &str| {
+            if !piece.is_ascii() {
+                found.extend(violation(text, part, piece));
+            }
+        };
+        if let Some(u) = iri.userinfo() {
+            judge(Part::Userinfo, u);
+        }
+        if let (Some(h), HostKind::RegName) = (iri.host(), iri.host_kind()) {
+            h.split('.').for_each(|label| judge(Part::Host, label));
+        }
+        for segment in iri.path().split('/') {
+            segment
+                .split('.')
+                .for_each(|piece| judge(Part::Path, piece));
+        }
+        if let Some(q) = iri.query() {
+            for pair in q.split('&') {
+                pair.split('=').for_each(|piece| judge(Part::Query, piece));
+            }
+        }
+        if let Some(f) = iri.fragment() {
+            judge(Part::Fragment, f);
+        }
+        found
+    }
+
+    /// Characters of every direction class, edges of the right-to-left blocks, separators
+    /// and percent-encodings, for [`check_agrees_with_the_reference`].
+    const PIECES: &[&str] = &[
+        "a",
+        "Z",
+        "1",
+        "-",
+        "~",
+        "%D7%90",
+        "%31",
+        ".",
+        "/",
+        "&",
+        "=",
+        ";",
+        ":",
+        "@",
+        "?",
+        "#",
+        "\u{e9}",
+        "\u{58f}",
+        "\u{590}",
+        "\u{5d0}",
+        "\u{5b8}",
+        "\u{627}",
+        "\u{661}",
+        "\u{6f1}",
+        "\u{710}",
+        "\u{780}",
+        "\u{7c0}",
+        "\u{800}",
+        "\u{8a0}",
+        "\u{8ff}",
+        "\u{900}",
+        "\u{928}",
+        "\u{fb1d}",
+        "\u{fdfc}",
+        "\u{fe70}",
+        "\u{feff}",
+        "\u{ff21}",
+        "\u{10800}",
+        "\u{10900}",
+        "\u{10fff}",
+        "\u{1e900}",
+        "\u{1f35e}",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        #[test]
+        fn check_agrees_with_the_reference(
+            userinfo in proptest::collection::vec(0..PIECES.len(), 0..6),
+            host in proptest::collection::vec(0..PIECES.len(), 0..8),
+            rest in proptest::collection::vec(0..PIECES.len(), 0..16),
+            fragment in proptest::collection::vec(0..PIECES.len(), 0..6),
+        ) {
+            let pick = |ix: &Vec<usize>, leave_out: &[char]| {
+                let text: String = ix.iter().map(|&i| PIECES[i]).collect();
+                text.replace(leave_out, "")
+            };
+            let text = format!(
+                "http://{}@{}/{}#{}",
+                pick(&userinfo, &['/', '?', '#', '@']),
+                pick(&host, &['/', '?', '#', '@', ':']),
+                pick(&rest, &['#']),
+                pick(&fragment, &['#']),
+            );
+            let iri = IriRef::parse(&text).unwrap();
+            proptest::prop_assert_eq!(check(&iri), check_reference(&iri), "{}", text);
+        }
     }
 
     #[test]

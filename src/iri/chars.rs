@@ -84,8 +84,13 @@ pub fn is_reserved(b: u8) -> bool {
 }
 
 /// `ucschar` of RFC 3987 §2.2, exactly as the ABNF lists it.
+#[inline]
 pub fn is_ucschar(c: char) -> bool {
     let c = c as u32;
+    // The first range holds the letters of most scripts in use: answered first.
+    if c <= 0xD7FF {
+        return c >= 0xA0;
+    }
     matches!(c,
         0xA0..=0xD7FF | 0xF900..=0xFDCF | 0xFDF0..=0xFFEF
         | 0x10000..=0x1FFFD | 0x20000..=0x2FFFD | 0x30000..=0x3FFFD
@@ -109,15 +114,59 @@ pub fn is_bidi_format(c: char) -> bool {
     matches!(c as u32, 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069)
 }
 
+/// In [`HEX_VALUES`], a byte that is not a hex digit.
+const NOT_HEX: u8 = 0xFF;
+
+const fn build_hex_values() -> [u8; 256] {
+    let mut t = [NOT_HEX; 256];
+    let mut i = 0;
+    while i < 16 {
+        t[HEX_UPPER[i] as usize] = i as u8;
+        t[HEX_UPPER[i].to_ascii_lowercase() as usize] = i as u8;
+        i += 1;
+    }
+    t
+}
+
+/// The value of every `HEXDIG` (RFC 5234 B.1, either case, as RFC 3986 §2.1 allows),
+/// [`NOT_HEX`] for the other bytes.
+static HEX_VALUES: [u8; 256] = build_hex_values();
+
 /// The value of one hex digit, or `None`.
 #[inline]
 pub fn hex_value(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
+    let v = HEX_VALUES[b as usize];
+    (v != NOT_HEX).then_some(v)
+}
+
+/// The index of the first non-ASCII byte of `bytes` at or after `from`, or `bytes.len()`:
+/// eight bytes at a time, a word whose high bits are all clear being all ASCII.
+#[inline]
+pub fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    let mut i = from;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(word);
+        let high = u64::from_le_bytes(eight) & HIGH_BITS;
+        if high != 0 {
+            return i + (high.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
     }
+    bytes
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b >= 0x80))
+        .map_or(bytes.len(), |k| i + k)
+}
+
+/// The index of the first ASCII byte of `bytes` at or after `from`, or `bytes.len()`.
+#[inline]
+pub fn next_ascii(bytes: &[u8], from: usize) -> usize {
+    bytes[from..]
+        .iter()
+        .position(u8::is_ascii)
+        .map_or(bytes.len(), |k| from + k)
 }
 
 /// Uppercase hex digits, for writing `%XX`.
@@ -146,6 +195,32 @@ mod tests {
         }
         for b in 128u16..256 {
             assert_eq!(ASCII_CLASS[b as usize], 0);
+        }
+    }
+
+    #[test]
+    fn next_non_ascii_finds_the_first_high_byte() {
+        let text = "abcdefghij\u{e9}klmnopqrstuvw\u{6c34}xyz0123456789";
+        let bytes = text.as_bytes();
+        for from in 0..=bytes.len() {
+            let expect = bytes[from..]
+                .iter()
+                .position(|&b| b >= 0x80)
+                .map_or(bytes.len(), |k| from + k);
+            assert_eq!(next_non_ascii(bytes, from), expect, "from {from}");
+            let expect = bytes[from..]
+                .iter()
+                .position(u8::is_ascii)
+                .map_or(bytes.len(), |k| from + k);
+            assert_eq!(next_ascii(bytes, from), expect, "from {from}");
+        }
+    }
+
+    #[test]
+    fn hex_values_agree_with_the_standard_library() {
+        for b in 0..=255u8 {
+            let expect = char::from(b).to_digit(16).map(|v| v as u8);
+            assert_eq!(hex_value(b), expect, "byte {b:#04x}");
         }
     }
 

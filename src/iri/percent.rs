@@ -42,19 +42,46 @@ pub fn has_non_ascii(s: &str) -> bool {
     })
 }
 
+/// `%00` to `%FF` in a row, the triplet of octet `b` at `3 * b`.
+const fn build_triplets() -> [u8; 768] {
+    let mut t = [0u8; 768];
+    let mut b = 0;
+    while b < 256 {
+        t[3 * b] = b'%';
+        t[3 * b + 1] = HEX_UPPER[b >> 4];
+        t[3 * b + 2] = HEX_UPPER[b & 15];
+        b += 1;
+    }
+    t
+}
+
+const TRIPLET_BYTES: [u8; 768] = build_triplets();
+
+/// The `pct-encoded` triplet of every octet (RFC 3986 §2.1), uppercase hex as §2.1 and
+/// §6.2.2.1 recommend, one after the other: what [`push_pct`] copies from.
+const TRIPLETS: &str = match std::str::from_utf8(&TRIPLET_BYTES) {
+    Ok(text) => text,
+    Err(_) => panic!("the triplets are ASCII"),
+};
+
 /// Appends `%XX` for octet `b`, uppercase hex.
 #[inline]
 pub fn push_pct(out: &mut String, b: u8) {
-    out.push('%');
-    out.push(HEX_UPPER[(b >> 4) as usize] as char);
-    out.push(HEX_UPPER[(b & 15) as usize] as char);
+    let at = 3 * b as usize;
+    out.push_str(&TRIPLETS[at..at + 3]);
 }
 
 /// Appends the UTF-8 octets of `c` as `%XX` triplets, uppercase hex.
 #[inline]
 pub fn push_char_encoded(out: &mut String, c: char) {
     let mut buf = [0u8; 4];
-    for &b in c.encode_utf8(&mut buf).as_bytes() {
+    push_all_pct(out, c.encode_utf8(&mut buf).as_bytes());
+}
+
+/// Appends every octet of `octets` as a `%XX` triplet, uppercase hex.
+#[inline]
+fn push_all_pct(out: &mut String, octets: &[u8]) {
+    for &b in octets {
         push_pct(out, b);
     }
 }
@@ -83,22 +110,27 @@ pub fn iri_allows(c: char, in_query: bool) -> bool {
 /// spans. Overlongs, surrogates, values above U+10FFFF and truncated sequences give `None`
 /// (RFC 3629 §3, as RFC 3987 §3.2 step 3 requires).
 fn decode_utf8_triplets(s: &[u8], i: usize, lead: u8) -> Option<(char, usize)> {
-    let n = match lead {
-        0xC2..=0xDF => 2,
-        0xE0..=0xEF => 3,
-        0xF0..=0xF4 => 4,
+    // The length of the sequence, the payload bits of its lead byte, and the smallest code
+    // point that needs that length (anything below is an overlong).
+    let (n, bits, least) = match lead {
+        0xC2..=0xDF => (2, lead & 0x1F, 0x80),
+        0xE0..=0xEF => (3, lead & 0x0F, 0x800),
+        0xF0..=0xF4 => (4, lead & 0x07, 0x1_0000),
         _ => return None,
     };
-    let mut buf = [lead, 0, 0, 0];
-    for (k, slot) in buf.iter_mut().enumerate().take(n).skip(1) {
+    let mut cp = u32::from(bits);
+    for k in 1..n {
         let b = triplet_at(s, i + 3 * k)?;
         if b & 0xC0 != 0x80 {
             return None;
         }
-        *slot = b;
+        cp = cp << 6 | u32::from(b & 0x3F);
     }
-    let text = std::str::from_utf8(&buf[..n]).ok()?;
-    text.chars().next().map(|c| (c, 3 * n))
+    if cp < least {
+        return None;
+    }
+    // `from_u32` refuses the surrogates and values above U+10FFFF.
+    char::from_u32(cp).map(|c| (c, 3 * n))
 }
 
 /// `%`, for [`RECODE_STOP`].
@@ -132,6 +164,8 @@ static RECODE_STOP: [u8; 256] = build_stop_table();
 
 /// Writes component `s` to `out` under `policy`. `s` must hold only valid IRI characters
 /// and well-formed percent-encodings (the parser guarantees both).
+///
+/// Runs of bytes that stay as they are, triplets included, are copied whole.
 pub fn recode(s: &str, policy: Recode, out: &mut String) {
     let bytes = s.as_bytes();
     // The bytes that may need a rewrite under this policy (a raw non-ASCII character is
@@ -143,37 +177,45 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
     if policy.lowercase {
         stop |= STOP_UPPER;
     }
+    // The URI form writes three bytes for each non-ASCII one, the others never more bytes
+    // than they read.
+    out.reserve(if policy.encode_non_ascii {
+        3 * s.len()
+    } else {
+        s.len()
+    });
     let mut i = 0;
-    // Copy runs of bytes that need nothing in one go.
-    let mut run_start = 0;
+    // `s[..copied]` is written.
+    let mut copied = 0;
     while i < bytes.len() {
         i = skip_quiet(bytes, i, stop);
-        if i == bytes.len() {
+        let Some(&b) = bytes.get(i) else {
             break;
-        }
-        let b = bytes[i];
+        };
         if RECODE_STOP[b as usize] & stop == 0 {
             i += 1;
             continue;
         }
-        out.push_str(&s[run_start..i]);
+        if b == b'%' && keeps_triplet(bytes, i, policy) {
+            i += 3;
+            continue;
+        }
+        out.push_str(&s[copied..i]);
         i = if b == b'%' {
             recode_triplet(s, i, policy, out)
         } else if b >= 0x80 {
-            let c = s[i..].chars().next().unwrap_or('\u{FFFD}');
-            if policy.encode_non_ascii {
-                push_char_encoded(out, c);
-            } else {
-                out.push(c);
-            }
-            i + c.len_utf8()
+            // Only the URI form stops here: the UTF-8 octets of the run of non-ASCII
+            // characters, each as a triplet (RFC 3987 §3.1 step 2).
+            let end = chars::next_ascii(bytes, i);
+            push_all_pct(out, &bytes[i..end]);
+            end
         } else {
             out.push(b.to_ascii_lowercase() as char);
             i + 1
         };
-        run_start = i;
+        copied = i;
     }
-    out.push_str(&s[run_start..]);
+    out.push_str(&s[copied..]);
 }
 
 /// Skips, from `i`, the bytes that need nothing under `stop`, four at a time: where the
@@ -193,9 +235,52 @@ fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
     i
 }
 
-/// Writes what the `%` at `s[i]` becomes under `policy`: an unreserved character decoded,
-/// the hex uppercased or kept, UTF-8 decoded where the IRI form allows it. Returns where
-/// the next byte to look at is.
+/// What becomes of a well-formed triplet under a [`Recode`] policy.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fate {
+    /// Decoded: an unreserved octet (RFC 3986 §6.2.2.2).
+    Decoded,
+    /// Decoded with the triplets after it if they are the UTF-8 of a character the IRI
+    /// form allows (RFC 3987 §3.2), otherwise kept with uppercase hex.
+    MaybeUtf8,
+    /// Kept, its hex digits uppercased (RFC 3986 §6.2.2.1) or as written.
+    Kept { uppercase: bool },
+}
+
+/// The fate of a triplet of octet `octet` under `policy`.
+#[inline(always)]
+fn fate(octet: u8, policy: Recode) -> Fate {
+    if octet >= 0x80 {
+        if policy.decode_utf8 {
+            Fate::MaybeUtf8
+        } else {
+            Fate::Kept { uppercase: true }
+        }
+    } else if policy.decode_unreserved && chars::is_unreserved(octet) {
+        Fate::Decoded
+    } else {
+        Fate::Kept {
+            uppercase: policy.uppercase_hex,
+        }
+    }
+}
+
+/// Whether the `%` at `s[i]` starts a triplet that `policy` writes as it is.
+#[inline(always)]
+fn keeps_triplet(s: &[u8], i: usize, policy: Recode) -> bool {
+    let Some(octet) = triplet_at(s, i) else {
+        return false;
+    };
+    match fate(octet, policy) {
+        Fate::Kept { uppercase } => {
+            !uppercase || !(s[i + 1].is_ascii_lowercase() || s[i + 2].is_ascii_lowercase())
+        }
+        Fate::Decoded | Fate::MaybeUtf8 => false,
+    }
+}
+
+/// Writes what the `%` at `s[i]` becomes under `policy` ([`fate`]). Returns where the next
+/// byte to look at is.
 #[inline(always)]
 fn recode_triplet(s: &str, i: usize, policy: Recode, out: &mut String) -> usize {
     let bytes = s.as_bytes();
@@ -204,36 +289,22 @@ fn recode_triplet(s: &str, i: usize, policy: Recode, out: &mut String) -> usize 
         out.push('%');
         return i + 1;
     };
-    if octet < 0x80 {
-        if policy.decode_unreserved && chars::is_unreserved(octet) {
-            let c = if policy.lowercase {
-                octet.to_ascii_lowercase()
-            } else {
-                octet
-            };
-            out.push(c as char);
-        } else if policy.uppercase_hex {
+    match fate(octet, policy) {
+        Fate::Decoded if policy.lowercase => out.push(octet.to_ascii_lowercase() as char),
+        Fate::Decoded => out.push(octet as char),
+        Fate::Kept { uppercase: true } => push_pct(out, octet),
+        Fate::Kept { uppercase: false } => out.push_str(&s[i..i + 3]),
+        Fate::MaybeUtf8 => {
+            let decoded = decode_utf8_triplets(bytes, i, octet)
+                .filter(|&(c, _)| iri_allows(c, policy.in_query));
+            if let Some((c, len)) = decoded {
+                out.push(c);
+                return i + len;
+            }
             push_pct(out, octet);
-        } else {
-            out.push_str(&s[i..i + 3]);
-        }
-        return i + 3;
-    }
-    let decoded = if policy.decode_utf8 {
-        decode_utf8_triplets(bytes, i, octet).filter(|&(c, _)| iri_allows(c, policy.in_query))
-    } else {
-        None
-    };
-    match decoded {
-        Some((c, len)) => {
-            out.push(c);
-            i + len
-        }
-        None => {
-            push_pct(out, octet);
-            i + 3
         }
     }
+    i + 3
 }
 
 #[cfg(test)]
@@ -284,6 +355,135 @@ mod tests {
             ..p
         };
         assert_eq!(run("%EE%80%80", q), "\u{E000}");
+    }
+
+    /// The rules of [`recode`] one character at a time, with the standard library's strict
+    /// UTF-8 decoder: the reference the proptest below holds `recode` to.
+    fn recode_reference(s: &str, p: Recode) -> String {
+        let mut out = String::new();
+        let mut i = 0;
+        while let Some(c) = s[i..].chars().next() {
+            i += c.len_utf8();
+            if c != '%' {
+                let encode = !c.is_ascii() && p.encode_non_ascii;
+                match c {
+                    _ if encode => c.to_string().bytes().for_each(|b| push_pct(&mut out, b)),
+                    _ if p.lowercase => out.push(c.to_ascii_lowercase()),
+                    _ => out.push(c),
+                }
+                continue;
+            }
+            let octet_at = |j: usize| {
+                let hex = s.get(j..j + 3).filter(|t| t.starts_with('%'))?;
+                u8::from_str_radix(&hex[1..], 16).ok()
+            };
+            let octet = octet_at(i - 1).unwrap();
+            let unreserved = octet.is_ascii_alphanumeric() || b"-._~".contains(&octet);
+            if octet < 0x80 && p.decode_unreserved && unreserved {
+                let c = octet as char;
+                out.push(if p.lowercase {
+                    c.to_ascii_lowercase()
+                } else {
+                    c
+                });
+            } else if octet < 0x80 && !p.uppercase_hex {
+                out.push_str(&s[i - 1..i + 2]);
+            } else {
+                let octets: Vec<u8> = (0..4).map_while(|k| octet_at(i - 1 + 3 * k)).collect();
+                let decoded = (2..=octets.len())
+                    .filter_map(|n| std::str::from_utf8(&octets[..n]).ok())
+                    .find_map(|t| t.chars().next())
+                    .filter(|&c| p.decode_utf8 && iri_allows(c, p.in_query));
+                match decoded {
+                    Some(c) => {
+                        out.push(c);
+                        i += 3 * c.len_utf8() - 3;
+                    }
+                    None => push_pct(&mut out, octet),
+                }
+            }
+            i += 2;
+        }
+        out
+    }
+
+    /// Pieces of components: ASCII of every class, raw characters of several lengths,
+    /// `iprivate` and triplets of either case, of UTF-8 (strict, overlong, surrogate, bidi
+    /// formatting, private use) and of single octets.
+    const ATOMS: &[&str] = &[
+        "a",
+        "Z",
+        "0",
+        "-",
+        ".",
+        "_",
+        "~",
+        "!",
+        "$",
+        "&",
+        "'",
+        "(",
+        "*",
+        "+",
+        ",",
+        ";",
+        "=",
+        ":",
+        "@",
+        "/",
+        "?",
+        "\u{e9}",
+        "\u{6c34}",
+        "\u{1f35e}",
+        "\u{5d0}",
+        "\u{e000}",
+        "%41",
+        "%7e",
+        "%7E",
+        "%2F",
+        "%2f",
+        "%25",
+        "%20",
+        "%C3%A9",
+        "%c3%a9",
+        "%E6%B0%B4",
+        "%F0%9F%8D%9E",
+        "%f0%9f%8d%9e",
+        "%C0%AF",
+        "%ED%A0%80",
+        "%E2%80%AE",
+        "%EE%80%80",
+        "%C3",
+        "%E6%B0",
+        "%80",
+        "%FF",
+        "%c2%a0",
+        "%EF%BF%BF",
+        "%F4%90%80%80",
+        "%E0%82%A9",
+        "%F0%80%82%A9",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4000))]
+        #[test]
+        fn recode_agrees_with_the_reference(
+            atoms in proptest::collection::vec(0..ATOMS.len(), 0..24),
+            flags in proptest::prelude::any::<[bool; 6]>(),
+        ) {
+            let s: String = atoms.iter().map(|&k| ATOMS[k]).collect();
+            let [decode_unreserved, uppercase_hex, encode_non_ascii, decode_utf8, in_query, lowercase] =
+                flags;
+            let p = Recode {
+                decode_unreserved,
+                uppercase_hex,
+                encode_non_ascii,
+                decode_utf8,
+                in_query,
+                lowercase,
+            };
+            proptest::prop_assert_eq!(run(&s, p), recode_reference(&s, p), "{:?} {:?}", s, p);
+        }
     }
 
     #[test]
