@@ -76,6 +76,34 @@ pub(crate) fn find2(a: u8, b: u8, haystack: &[u8]) -> Option<usize> {
         .map(|i| base + i)
 }
 
+/// The index of the first `a`, `b` or `c` in `haystack`.
+#[inline]
+pub(crate) fn find3(a: u8, b: u8, c: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() >= SHORT {
+        return memchr::memchr3(a, b, c, haystack);
+    }
+    let (pa, pb, pc) = (
+        ONES * u64::from(a),
+        ONES * u64::from(b),
+        ONES * u64::from(c),
+    );
+    let mut chunks = haystack.chunks_exact(8);
+    let mut base = 0;
+    for chunk in &mut chunks {
+        let w = word(chunk);
+        // As in `find2`: the lowest of the first matches is exact.
+        let m = matches(w, pa) | matches(w, pb) | matches(w, pc);
+        if m != 0 {
+            return Some(base + (m.trailing_zeros() / 8) as usize);
+        }
+        base += 8;
+    }
+    let tail = chunks.remainder();
+    tail.iter()
+        .position(|&x| x == a || x == b || x == c)
+        .map(|i| base + i)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -85,6 +113,14 @@ mod tests {
         #[test]
         fn find_is_the_first_match(hay in proptest::collection::vec(any::<u8>(), 0..150), a: u8) {
             prop_assert_eq!(find(a, &hay), hay.iter().position(|&c| c == a));
+        }
+
+        #[test]
+        fn find3_is_the_first_of_any(
+            hay in proptest::collection::vec(prop_oneof![Just(b'?'), Just(b'#'), Just(b';'), Just(0x80u8), any::<u8>()], 0..150),
+        ) {
+            let expected = hay.iter().position(|c| b"?#;".contains(c));
+            prop_assert_eq!(find3(b'?', b'#', b';', &hay), expected);
         }
 
         #[test]

@@ -13,6 +13,7 @@
 
 use super::params::NamePrefixes;
 use super::rule::{Action, Rule, SlashPolicy};
+use crate::iri::find::{find, find3};
 use crate::iri::parse::IriRef;
 
 /// What the rules of a set look at (see the [module documentation](self)).
@@ -52,9 +53,9 @@ impl QuerySieve {
         }
         let mut start = 0;
         loop {
-            let end = find3(&query[start..], [b'&'; 3]).map_or(query.len(), |k| start + k);
+            let end = find(b'&', &query[start..]).map_or(query.len(), |k| start + k);
             let pair = &query[start..end];
-            let name = &pair[..find3(pair, [b'='; 3]).unwrap_or(pair.len())];
+            let name = &pair[..find(b'=', pair).unwrap_or(pair.len())];
             if (pair.is_empty() && self.empty_pairs) || self.names.may_match(name) {
                 return false;
             }
@@ -174,7 +175,7 @@ impl Sieve {
         let rest = g.rest;
         let mut at = 0;
         let path_end = loop {
-            match find3(&rest[at..], [b'?', b'#', b';']) {
+            match find3(b'?', b'#', b';', &rest[at..]) {
                 Some(k) if rest[at + k] == b';' => {
                     if self.path_params {
                         return false;
@@ -190,40 +191,11 @@ impl Sieve {
         }
         let query = &rest[path_end + 1..];
         let query = match g.fragment {
-            true => &query[..find3(query, [b'#'; 3]).unwrap_or(query.len())],
+            true => &query[..find(b'#', query).unwrap_or(query.len())],
             false => query,
         };
         self.params.as_ref().is_some_and(|p| p.passes(query))
     }
-}
-
-/// The index of the first byte of `hay` that is one of `needles`, eight bytes at a time (the
-/// texts here are short: a call to a vectorized search costs more than it saves). A byte
-/// equal to a needle is a zero byte of the word XOR the needle repeated; the lowest byte
-/// the zero-byte test flags is exact (its false positives only lie above a true zero).
-/// Inline: a call costs as much as a short search.
-#[inline(always)]
-fn find3(hay: &[u8], needles: [u8; 3]) -> Option<usize> {
-    const LO: u64 = 0x0101_0101_0101_0101;
-    const HI: u64 = 0x8080_8080_8080_8080;
-    let zero_bytes = |x: u64| x.wrapping_sub(LO) & !x & HI;
-    let mut i = 0;
-    while let Some(word) = hay.get(i..i + 8) {
-        let mut bytes = [0u8; 8];
-        bytes.copy_from_slice(word);
-        let w = u64::from_le_bytes(bytes);
-        let m = needles
-            .iter()
-            .fold(0, |m, &n| m | zero_bytes(w ^ (LO * u64::from(n))));
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    hay[i..]
-        .iter()
-        .position(|b| needles.contains(b))
-        .map(|k| i + k)
 }
 
 #[cfg(test)]
@@ -269,24 +241,6 @@ mod tests {
         assert!(
             passed > keys.len() && passed < keys.len() * sets.len(),
             "{passed}"
-        );
-    }
-
-    #[test]
-    fn find3_finds_the_first_needle() {
-        let hay = b"abcdefgh?ijklmnop;qrs#tuvwxyz";
-        for len in 0..=hay.len() {
-            for start in 0..len {
-                let h = &hay[start..len];
-                let expected = h.iter().position(|b| b"?;#".contains(b));
-                assert_eq!(find3(h, [b'?', b';', b'#']), expected, "{start}..{len}");
-            }
-        }
-        // Bytes just above and below a needle, and 0x80 bytes, are not taken for it.
-        assert_eq!(find3(b"\x80@>\x01\xff\xc0?", [b'?'; 3]), Some(6));
-        assert_eq!(
-            find3(b"\x01\x00\x01\x00\x01\x00\x01\x00x", [b'x'; 3]),
-            Some(8)
         );
     }
 
