@@ -454,14 +454,24 @@ pub(crate) fn dns_host_of_ldh_bytes(
     form: HostForm,
     out: &mut String,
 ) -> Result<(), IdnaFailure> {
+    if write_ldh_host(host, out) {
+        return Ok(());
+    }
+    dns_host(host, form, out)
+}
+
+/// For a host known to hold only [`is_ldh_byte`] bytes: if it is a valid LDH host (its
+/// lengths and label shapes, [`is_valid_ldh_host`]), appends it lowercased, which is both
+/// of its forms under [`dns_host`], and returns `true`; otherwise appends nothing.
+pub(crate) fn write_ldh_host(host: &str, out: &mut String) -> bool {
     debug_assert!(host.bytes().all(is_ldh_byte), "{host:?}");
     if host.is_empty() || !has_ldh_shape(host.as_bytes()) {
-        return dns_host(host, form, out);
+        return false;
     }
     let start = out.len();
     out.push_str(host);
     out[start..].make_ascii_lowercase();
-    Ok(())
+    true
 }
 
 /// [`is_valid_ldh_host`] for bytes already known to be [`is_ldh_byte`]s: the lengths of

@@ -209,7 +209,11 @@ impl<'o> KeyWriter<'o> {
                 host::dns_host_of_ldh_bytes(h, HostForm::Ascii, out).is_ok()
             }
             Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, out).is_ok(),
-            Form::Iri => write_unicode_host(h, out),
+            // A valid LDH host is its own U-label form.
+            Form::Iri => {
+                view.host_is_ldh_bytes() && host::write_ldh_host(h, out)
+                    || write_unicode_host(h, out)
+            }
         };
         if ok {
             note(trace, "host", "idna", h, &out[start..]);
