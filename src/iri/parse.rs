@@ -88,7 +88,7 @@ type Span = (u32, u32);
 ///
 /// Offsets are stored as `u32`; texts of 4 GiB or more are rejected by [`IriRef::parse`].
 /// Two views are equal when they split the same text the same way (what the parser
-/// learned about a component's characters on the way, [`IriRef::is_plain`], is not
+/// learned about a component's characters on the way, `IriRef::is_plain`, is not
 /// compared).
 #[derive(Clone, Copy, Debug, Eq)]
 pub struct IriRef<'a> {
