@@ -670,6 +670,69 @@ proptest! {
     }
 }
 
+/// Lenient normalizers: every level × form, and NFC and a base at the scheme rung.
+fn lenient_normalizers() -> Vec<Normalizer> {
+    let mut v = Vec::new();
+    for level in LEVELS {
+        for form in [Form::Uri, Form::Iri, Form::Surt] {
+            let o = Options::default().with_level(level).with_form(form);
+            v.push(Normalizer::new(o).unwrap());
+        }
+    }
+    for form in FORMS {
+        let o = Options::default().with_form(form);
+        v.push(Normalizer::new(o.clone().with_nfc(true)).unwrap());
+        let base = Some("http://a/b/c/d;p?q".to_owned());
+        v.push(Normalizer::new(o.with_base(base)).unwrap());
+    }
+    v
+}
+
+thread_local! {
+    static LENIENT: Vec<Normalizer> = lenient_normalizers();
+}
+
+/// A record with spaces and tabs around it, sometimes.
+fn padded_input() -> impl Strategy<Value = String> {
+    ("[ \t]{0,2}", any_input(), "[ \t]{0,2}").prop_map(|(a, s, b)| format!("{a}{s}{b}"))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: cases(3000),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    /// A lenient record is parsed before it is repaired (and repaired only when that
+    /// fails); `explain` repairs first. Both give the same key, error (kind and column)
+    /// and warnings, and the repairs counted are those of `prepare`, whether the record is
+    /// valid or not.
+    #[test]
+    fn lenient_parse_first_matches_repair_first(s in padded_input()) {
+        let mut scratch = String::new();
+        let mut repairs = Repairs::default();
+        let _ = prepare(s.as_bytes(), irinorm::Repair::Lenient, &mut scratch, &mut repairs);
+        LENIENT.with(|ns| {
+            for n in ns {
+                let r = n.record(&s);
+                prop_assert_eq!(r.repairs, repairs, "repairs of {:?}", s);
+                match n.explain(&s) {
+                    Ok(e) => {
+                        prop_assert_eq!(r.key.as_deref(), Some(e.key.as_str()), "{:?}", s);
+                        prop_assert_eq!(&r.warnings, &e.warnings, "{:?}", s);
+                    }
+                    Err(e) => {
+                        prop_assert_eq!(r.key, None, "{:?}", s);
+                        prop_assert_eq!(r.error, Some(e), "{:?}", s);
+                    }
+                }
+            }
+            Ok(())
+        })?;
+    }
+}
+
 #[test]
 fn helper_definitions() {
     assert_eq!(pct_canon("/%7e%2f%c3%a9%41"), "/~%2F%C3%A9A");
