@@ -5,6 +5,8 @@
 //! load and one mask per byte. Non-ASCII classes are range checks on code points, written
 //! exactly as the ABNF of RFC 3987 §2.2 lists them.
 
+use crate::iri::find::find_non_ascii;
+
 /// `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"` (RFC 3986 §2.3).
 pub const UNRESERVED: u8 = 1 << 0;
 /// `sub-delims = "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="` (RFC 3986 §2.2).
@@ -139,25 +141,10 @@ pub fn hex_value(b: u8) -> Option<u8> {
     (v != NOT_HEX).then_some(v)
 }
 
-/// The index of the first non-ASCII byte of `bytes` at or after `from`, or `bytes.len()`:
-/// eight bytes at a time, a word whose high bits are all clear being all ASCII.
+/// The index of the first non-ASCII byte of `bytes` at or after `from`, or `bytes.len()`.
 #[inline]
 pub fn next_non_ascii(bytes: &[u8], from: usize) -> usize {
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
-    let mut i = from;
-    while let Some(word) = bytes.get(i..i + 8) {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(word);
-        let high = u64::from_le_bytes(eight) & HIGH_BITS;
-        if high != 0 {
-            return i + (high.trailing_zeros() / 8) as usize;
-        }
-        i += 8;
-    }
-    bytes
-        .get(i..)
-        .and_then(|rest| rest.iter().position(|&b| b >= 0x80))
-        .map_or(bytes.len(), |k| i + k)
+    find_non_ascii(&bytes[from..]).map_or(bytes.len(), |k| from + k)
 }
 
 /// The index of the first ASCII byte of `bytes` at or after `from`, or `bytes.len()`.

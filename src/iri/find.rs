@@ -1,5 +1,5 @@
 //! Byte searches sized for the components of one record (RFC 3986 §3: the delimiters
-//! `/`, `?`, `#`, `@`, `:` that split a reference).
+//! `/`, `?`, `#`, `@`, `:` that split a reference), and for the non-ASCII bytes of one.
 //!
 //! A component is a few dozen bytes, where the set-up of a vectorised search costs more
 //! than the search: below [`SHORT`] bytes these look eight bytes at a time in a `u64`
@@ -12,14 +12,26 @@ const SHORT: usize = 64;
 const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte of a `u64`.
 const HIGHS: u64 = 0x8080_8080_8080_8080;
+/// The low seven bits of every byte of a `u64`.
+const LOWS: u64 = !HIGHS;
 
-/// The bytes of `word` (little-endian) equal to `needle`, as a mask: the high bit of the
-/// first such byte is set, and nothing below it is. Bytes above the first may show false
-/// matches (the subtraction borrows), so only the lowest set bit may be read.
+/// The bytes of `word` (little-endian) equal to `needle` (repeated in every byte), as a
+/// mask: the high bit of the first such byte is set, and nothing below it is. Bytes above
+/// the first may show false matches (the subtraction borrows), so only the lowest set bit
+/// may be read.
 #[inline(always)]
 fn matches(word: u64, needle: u64) -> u64 {
     let x = word ^ needle;
     x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// [`matches`] with no false match anywhere, for the searches from the end: adding `LOWS`
+/// to the low seven bits of a byte (which never carries into the next) sets its high bit
+/// exactly where those bits, or the byte's own high bit, are not zero.
+#[inline(always)]
+fn matches_exactly(word: u64, needle: u64) -> u64 {
+    let x = word ^ needle;
+    !(((x & LOWS) + LOWS) | x) & HIGHS
 }
 
 /// The eight bytes at the start of `chunk` (which has at least eight) as a little-endian
@@ -31,24 +43,35 @@ fn word(chunk: &[u8]) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The index of the first `a` in `haystack`.
-#[inline]
-pub(crate) fn find(a: u8, haystack: &[u8]) -> Option<usize> {
-    if haystack.len() >= SHORT {
-        return memchr::memchr(a, haystack);
-    }
-    let pa = ONES * u64::from(a);
+/// The index of the first byte of a short `haystack` that is one of `needles`.
+#[inline(always)]
+fn first_of<const N: usize>(needles: [u8; N], haystack: &[u8]) -> Option<usize> {
+    let repeated = needles.map(|n| ONES * u64::from(n));
     let mut chunks = haystack.chunks_exact(8);
     let mut base = 0;
     for chunk in &mut chunks {
-        let m = matches(word(chunk), pa);
+        let w = word(chunk);
+        // Each mask is exact up to its own first match, so the lowest of the first matches
+        // is exact.
+        let m = repeated.iter().fold(0, |m, &r| m | matches(w, r));
         if m != 0 {
             return Some(base + (m.trailing_zeros() / 8) as usize);
         }
         base += 8;
     }
     let tail = chunks.remainder();
-    tail.iter().position(|&b| b == a).map(|i| base + i)
+    tail.iter()
+        .position(|c| needles.contains(c))
+        .map(|i| base + i)
+}
+
+/// The index of the first `a` in `haystack`.
+#[inline]
+pub(crate) fn find(a: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() >= SHORT {
+        return memchr::memchr(a, haystack);
+    }
+    first_of([a], haystack)
 }
 
 /// The index of the first `a` or `b` in `haystack`.
@@ -57,23 +80,7 @@ pub(crate) fn find2(a: u8, b: u8, haystack: &[u8]) -> Option<usize> {
     if haystack.len() >= SHORT {
         return memchr::memchr2(a, b, haystack);
     }
-    let (pa, pb) = (ONES * u64::from(a), ONES * u64::from(b));
-    let mut chunks = haystack.chunks_exact(8);
-    let mut base = 0;
-    for chunk in &mut chunks {
-        let w = word(chunk);
-        // Each mask is exact up to its own first match, so the lower of the two first
-        // matches is exact.
-        let m = matches(w, pa) | matches(w, pb);
-        if m != 0 {
-            return Some(base + (m.trailing_zeros() / 8) as usize);
-        }
-        base += 8;
-    }
-    let tail = chunks.remainder();
-    tail.iter()
-        .position(|&c| c == a || c == b)
-        .map(|i| base + i)
+    first_of([a, b], haystack)
 }
 
 /// The index of the first `a`, `b` or `c` in `haystack`.
@@ -82,26 +89,42 @@ pub(crate) fn find3(a: u8, b: u8, c: u8, haystack: &[u8]) -> Option<usize> {
     if haystack.len() >= SHORT {
         return memchr::memchr3(a, b, c, haystack);
     }
-    let (pa, pb, pc) = (
-        ONES * u64::from(a),
-        ONES * u64::from(b),
-        ONES * u64::from(c),
-    );
+    first_of([a, b, c], haystack)
+}
+
+/// The index of the last `a` in `haystack`.
+#[inline]
+pub(crate) fn rfind(a: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() >= SHORT {
+        return memchr::memrchr(a, haystack);
+    }
+    let repeated = ONES * u64::from(a);
+    let mut chunks = haystack.rchunks_exact(8);
+    let mut end = haystack.len();
+    for chunk in &mut chunks {
+        let m = matches_exactly(word(chunk), repeated);
+        if m != 0 {
+            return Some(end - 1 - (m.leading_zeros() / 8) as usize);
+        }
+        end -= 8;
+    }
+    chunks.remainder().iter().rposition(|&c| c == a)
+}
+
+/// The index of the first byte of `haystack` that is not ASCII.
+#[inline]
+pub(crate) fn find_non_ascii(haystack: &[u8]) -> Option<usize> {
     let mut chunks = haystack.chunks_exact(8);
     let mut base = 0;
     for chunk in &mut chunks {
-        let w = word(chunk);
-        // As in `find2`: the lowest of the first matches is exact.
-        let m = matches(w, pa) | matches(w, pb) | matches(w, pc);
-        if m != 0 {
-            return Some(base + (m.trailing_zeros() / 8) as usize);
+        let high = word(chunk) & HIGHS;
+        if high != 0 {
+            return Some(base + (high.trailing_zeros() / 8) as usize);
         }
         base += 8;
     }
     let tail = chunks.remainder();
-    tail.iter()
-        .position(|&x| x == a || x == b || x == c)
-        .map(|i| base + i)
+    tail.iter().position(|&c| c >= 0x80).map(|i| base + i)
 }
 
 #[cfg(test)]
@@ -113,6 +136,20 @@ mod tests {
         #[test]
         fn find_is_the_first_match(hay in proptest::collection::vec(any::<u8>(), 0..150), a: u8) {
             prop_assert_eq!(find(a, &hay), hay.iter().position(|&c| c == a));
+        }
+
+        #[test]
+        fn rfind_is_the_last_match(
+            hay in proptest::collection::vec(prop_oneof![Just(b'.'), Just(0x2Eu8 ^ 0x80), Just(0u8), any::<u8>()], 0..150),
+        ) {
+            prop_assert_eq!(rfind(b'.', &hay), hay.iter().rposition(|&c| c == b'.'));
+        }
+
+        #[test]
+        fn find_non_ascii_is_the_first_high_byte(
+            hay in proptest::collection::vec(prop_oneof![Just(0x7Fu8), Just(0x80u8), any::<u8>()], 0..150),
+        ) {
+            prop_assert_eq!(find_non_ascii(&hay), hay.iter().position(|&c| c >= 0x80));
         }
 
         #[test]
@@ -141,5 +178,27 @@ mod tests {
         assert_eq!(find(b'/', &hay), Some(2));
         assert_eq!(find(0x01, &hay), Some(1));
         assert_eq!(find2(b'?', b'/', &hay), Some(2));
+        // From the end: a byte below a match must not hide it, nor look like one.
+        assert_eq!(rfind(b'/', &hay), Some(8));
+        assert_eq!(rfind(0x01, &hay), Some(1));
+    }
+
+    #[test]
+    fn rfind_agrees_with_a_byte_loop_on_every_slice() {
+        let texts: [&[u8]; 5] = [
+            b"a.b.c",
+            b"www.example.com",
+            b"abcdefgh.ijklmnopqrstuvwxyz.ABCDEFGHIJKLMNOPQRSTUVWXYZ",
+            b"\xae\xaeN\xce\x2e\xaf\x2f\x2d\xc3\x8e\x2e\x00\x01\xff",
+            b"no-dots-in-this-one-at-all-0123456789",
+        ];
+        for text in texts {
+            for start in 0..=text.len() {
+                for end in start..=text.len() {
+                    let t = &text[start..end];
+                    assert_eq!(rfind(b'.', t), t.iter().rposition(|&c| c == b'.'), "{t:?}");
+                }
+            }
+        }
     }
 }

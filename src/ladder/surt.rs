@@ -56,6 +56,7 @@
 //! assert_eq!(out, "https://(192.0.2.1)/x");
 //! ```
 
+use crate::iri::find::rfind;
 use crate::iri::parse::{HostKind, IriRef};
 use crate::iri::percent;
 
@@ -208,39 +209,14 @@ fn push_cased(key: &str, options: SurtOptions, out: &mut String) {
     }
 }
 
-/// The index of the last `.` of `b`, eight bytes at a time from the end: a byte of a word
-/// XOR eight dots is zero exactly where the word has a dot, and adding `0x7f` to the low
-/// seven bits of each byte (which never carries into the next) sets its high bit exactly
-/// where those bits, or the byte's own high bit, are not zero.
-fn last_dot(b: &[u8]) -> Option<usize> {
-    // A byte repeated across a word is `ONES * byte`; `LOWS` keeps the low seven bits of
-    // each byte, `!LOWS` the high bit.
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    const HIGHS: u64 = !LOWS;
-    let dots = |w: u64| {
-        let v = w ^ (ONES * u64::from(b'.'));
-        !(((v & LOWS) + LOWS) | v) & HIGHS
-    };
-    let mut words = b.rchunks_exact(8);
-    for (i, word) in (&mut words).enumerate() {
-        let m = dots(u64::from_le_bytes(word.try_into().unwrap_or_default()));
-        if m != 0 {
-            let in_word = 7 - (m.leading_zeros() / 8) as usize;
-            return Some(b.len() - (i + 1) * 8 + in_word);
-        }
-    }
-    words.remainder().iter().rposition(|&c| c == b'.')
-}
-
 /// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
 /// it (`plain`: the host is known to need no escapes). Each label is found by a search
-/// back from the end of what is left ([`last_dot`]): `.` is ASCII, so every cut is on a
+/// back from the end of what is left ([`rfind`]): `.` is ASCII, so every cut is on a
 /// character boundary.
 fn push_reversed_labels(host: &str, plain: bool, out: &mut String) {
     let plain = plain || !host.bytes().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
     let mut left = host;
-    while let Some(dot) = last_dot(left.as_bytes()) {
+    while let Some(dot) = rfind(b'.', left.as_bytes()) {
         push_label(&left[dot + 1..], plain, out);
         out.push(',');
         left = &left[..dot];
@@ -279,27 +255,6 @@ fn push_escaped_label(label: &str, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn last_dot_agrees_with_a_byte_loop() {
-        let texts: [&[u8]; 7] = [
-            b"",
-            b".",
-            b"a.b.c",
-            b"www.example.com",
-            b"abcdefgh.ijklmnopqrstuvwxyz.ABCDEFGHIJKLMNOPQRSTUVWXYZ",
-            b"\xae\xaeN\xce\x2e\xaf\x2f\x2d\xc3\x8e\x2e\x00\x01\xff",
-            b"no-dots-in-this-one-at-all-0123456789",
-        ];
-        for text in texts {
-            for start in 0..=text.len() {
-                for end in start..=text.len() {
-                    let t = &text[start..end];
-                    assert_eq!(last_dot(t), t.iter().rposition(|&c| c == b'.'), "{t:?}");
-                }
-            }
-        }
-    }
 
     #[test]
     fn basic_forms() {
