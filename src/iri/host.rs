@@ -364,10 +364,7 @@ pub fn dns_host(host: &str, form: HostForm, out: &mut String) -> Result<(), Idna
     if host.is_empty() {
         return Ok(());
     }
-    if is_valid_ldh_host(host.as_bytes()) {
-        let start = out.len();
-        out.push_str(host);
-        out[start..].make_ascii_lowercase();
+    if write_valid_ldh_host(host, out) {
         return Ok(());
     }
     dns_host_slow(host, form, out, None)
@@ -381,9 +378,8 @@ pub fn dns_host_with_ascii(
     out: &mut String,
     ascii: &mut String,
 ) -> Result<(), IdnaFailure> {
-    if host.is_empty() || is_valid_ldh_host(host.as_bytes()) {
-        let start = out.len();
-        dns_host(host, HostForm::Unicode, out)?;
+    let start = out.len();
+    if host.is_empty() || write_valid_ldh_host(host, out) {
         ascii.push_str(&out[start..]);
         return Ok(());
     }
@@ -446,26 +442,19 @@ pub(crate) const fn is_ldh_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'-' || b == b'.'
 }
 
-/// [`dns_host`] for a host known to hold only [`is_ldh_byte`] bytes (as the parser found):
-/// such a host needs only the length and label checks of [`is_valid_ldh_host`] to take the
-/// fast path.
-pub(crate) fn dns_host_of_ldh_bytes(
-    host: &str,
-    form: HostForm,
-    out: &mut String,
-) -> Result<(), IdnaFailure> {
-    if write_ldh_host(host, out) {
-        return Ok(());
-    }
-    dns_host(host, form, out)
+/// If `host` is a valid LDH host ([`is_valid_ldh_host`]), appends it lowercased, which is
+/// both of its forms under [`dns_host`], and returns `true`; otherwise appends nothing.
+fn write_valid_ldh_host(host: &str, out: &mut String) -> bool {
+    host.bytes().all(is_ldh_byte) && write_ldh_host(host, out)
 }
 
 /// For a host known to hold only [`is_ldh_byte`] bytes: if it is a valid LDH host (its
 /// lengths and label shapes, [`is_valid_ldh_host`]), appends it lowercased, which is both
 /// of its forms under [`dns_host`], and returns `true`; otherwise appends nothing.
+#[inline]
 pub(crate) fn write_ldh_host(host: &str, out: &mut String) -> bool {
     debug_assert!(host.bytes().all(is_ldh_byte), "{host:?}");
-    if host.is_empty() || !has_ldh_shape(host.as_bytes()) {
+    if !has_ldh_shape(host.as_bytes()) {
         return false;
     }
     let start = out.len();
@@ -494,50 +483,8 @@ fn has_ldh_shape(b: &[u8]) -> bool {
 /// Whether a pure-ASCII host is already a valid host under the rules of [`dns_host`] and
 /// needs nothing but lowercasing: the fast path.
 pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
-    let body = b.strip_suffix(b".").unwrap_or(b);
-    if body.is_empty() || body.len() > 253 {
-        return false;
-    }
-    // One pass: letters, digits and hyphens, each label checked at its dot.
-    let mut start = 0;
-    for (i, &c) in body.iter().enumerate() {
-        match LDH_CLASS[usize::from(c)] {
-            LDH_LABEL => {}
-            LDH_DOT => {
-                if !is_ldh_label_shape(&body[start..i]) {
-                    return false;
-                }
-                start = i + 1;
-            }
-            _ => return false,
-        }
-    }
-    is_ldh_label_shape(&body[start..])
+    b.iter().all(|&c| is_ldh_byte(c)) && has_ldh_shape(b)
 }
-
-/// A byte of an LDH label (a letter, a digit or `-`), for [`LDH_CLASS`].
-const LDH_LABEL: u8 = 1;
-/// The label separator `.`, for [`LDH_CLASS`].
-const LDH_DOT: u8 = 2;
-
-/// What each byte is to [`is_valid_ldh_host`]: [`LDH_LABEL`], [`LDH_DOT`], or 0 (a byte
-/// that sends the host to the slow path).
-static LDH_CLASS: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut i = 0;
-    while i < 256 {
-        let b = i as u8;
-        t[i] = if b == b'.' {
-            LDH_DOT
-        } else if is_ldh_byte(b) {
-            LDH_LABEL
-        } else {
-            0
-        };
-        i += 1;
-    }
-    t
-};
 
 /// Whether a label of letters, digits and hyphens has 1–63 octets, no hyphen first or last,
 /// and no `--` in the third and fourth positions (every `xn--` label among them goes to the
@@ -708,20 +655,42 @@ mod tests {
         host(h, HostForm::Ascii)
     }
 
+    /// The LDH fast path's rules read off directly, byte by byte: the reference below.
+    fn ldh_reference(host: &[u8]) -> bool {
+        let body = host.strip_suffix(b".").unwrap_or(host);
+        let label_ok = |l: &[u8]| {
+            (1..=63).contains(&l.len())
+                && l.iter().all(|&c| c.is_ascii_alphanumeric() || c == b'-')
+                && l[0] != b'-'
+                && l[l.len() - 1] != b'-'
+                && !(l.len() >= 4 && &l[2..4] == b"--")
+        };
+        !body.is_empty() && body.len() <= 253 && body.split(|&c| c == b'.').all(label_ok)
+    }
+
     proptest::proptest! {
-        /// A host of LDH bytes takes the fast path exactly when `is_valid_ldh_host` says so,
-        /// and gives what `dns_host` gives.
+        /// `is_valid_ldh_host` is the reference, and a host `write_ldh_host` takes is
+        /// written as `dns_host` writes it in both forms.
         #[test]
-        fn ldh_byte_hosts_are_judged_as_by_is_valid_ldh_host(
-            host in "[a-zA-Z0-9.-]{0,70}|[a-z]{1,5}(\\.[a-z-]{0,64}){0,4}\\.?|xn--[a-z0-9-]{0,12}\\.com"
+        fn ldh_hosts_are_judged_by_the_rules_and_written_as_dns_host_writes_them(
+            host in "[a-zA-Z0-9.-]{0,70}|[a-z]{1,5}(\\.[a-z-]{0,64}){0,4}\\.?|xn--[a-z0-9-]{0,12}\\.com|[a-z%_é.]{0,9}"
         ) {
-            proptest::prop_assert_eq!(has_ldh_shape(host.as_bytes()), !host.is_empty() && is_valid_ldh_host(host.as_bytes()));
-            for form in [HostForm::Ascii, HostForm::Unicode] {
-                let (mut a, mut b) = (String::from("|"), String::from("|"));
-                let ra = dns_host_of_ldh_bytes(&host, form, &mut a);
-                let rb = dns_host(&host, form, &mut b);
-                proptest::prop_assert_eq!(ra.is_ok(), rb.is_ok());
-                proptest::prop_assert_eq!(a, b);
+            proptest::prop_assert_eq!(is_valid_ldh_host(host.as_bytes()), ldh_reference(host.as_bytes()));
+            if host.bytes().all(is_ldh_byte) {
+                let mut ldh = String::from("|");
+                let taken = write_ldh_host(&host, &mut ldh);
+                proptest::prop_assert_eq!(taken, is_valid_ldh_host(host.as_bytes()));
+                for form in [HostForm::Ascii, HostForm::Unicode] {
+                    let mut dns = String::from("|");
+                    let r = dns_host(&host, form, &mut dns);
+                    if taken {
+                        proptest::prop_assert!(r.is_ok());
+                        proptest::prop_assert_eq!(&ldh, &dns);
+                    }
+                }
+                if !taken {
+                    proptest::prop_assert_eq!(ldh, "|");
+                }
             }
         }
     }

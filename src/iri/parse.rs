@@ -259,8 +259,7 @@ impl<'a> IriRef<'a> {
         // Path (RFC 3986 §3.3).
         view.path = (pos as u32, hier_end as u32);
         if CHECK {
-            view.plain |=
-                check_component(text, pos, hier_end, Component::Path, grammar)? & !LDH_BYTE;
+            view.plain |= check_component(text, pos, hier_end, Component::Path, grammar)?;
         }
         view.parse_query_fragment::<CHECK>(hier_end, grammar)?;
         Ok(view)
@@ -279,8 +278,7 @@ impl<'a> IriRef<'a> {
             let start = pos + 1;
             let end = find(b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             if CHECK {
-                self.plain |=
-                    check_component(text, start, end, Component::Query, grammar)? & !LDH_BYTE;
+                self.plain |= check_component(text, start, end, Component::Query, grammar)?;
             }
             self.query = Some((start as u32, end as u32));
             pos = end;
@@ -301,8 +299,7 @@ impl<'a> IriRef<'a> {
             }
             if CHECK {
                 self.plain |=
-                    check_component(text, start, bytes.len(), Component::Fragment, grammar)?
-                        & !LDH_BYTE;
+                    check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
             }
             self.fragment = Some((start as u32, bytes.len() as u32));
         }
@@ -322,8 +319,7 @@ impl<'a> IriRef<'a> {
         if let Some(at) = find(b'@', &bytes[start..end]) {
             if CHECK {
                 self.plain |=
-                    check_component(text, start, start + at, Component::Userinfo, grammar)?
-                        & !LDH_BYTE;
+                    check_component(text, start, start + at, Component::Userinfo, grammar)?;
             }
             self.userinfo = Some((start as u32, (start + at) as u32));
             host_start = start + at + 1;
@@ -358,7 +354,6 @@ impl<'a> IriRef<'a> {
         } else {
             host_end = find(b':', &bytes[host_start..end]).map_or(end, |i| host_start + i);
             if CHECK {
-                // The host keeps LDH_BYTE in `plain` too (IriRef::host_is_ldh_bytes).
                 self.plain |=
                     check_component(text, host_start, host_end, Component::RegName, grammar)?;
             }
@@ -539,7 +534,8 @@ fn syntax_error(text: &str, at: usize, from: usize, to: usize, message: &'static
 
 /// Checks `text[start..end]` against the production of `component`. Returns what it found
 /// of the component's bytes: its bit if it holds no percent-encoding and no non-ASCII
-/// character (for [`IriRef::is_plain`]), and [`LDH_BYTE`] if every byte is one.
+/// character (for [`IriRef::is_plain`]), and, for a host, [`LDH_BYTE`] if every byte is
+/// one (for [`IriRef::host_is_ldh_bytes`]).
 fn check_component(
     text: &str,
     start: usize,
@@ -578,7 +574,11 @@ fn check_component(
             }
         }
     }
-    Ok(all & (ok | LDH_BYTE))
+    let found = match component {
+        Component::RegName => ok | LDH_BYTE,
+        _ => ok,
+    };
+    Ok(all & found)
 }
 
 /// Where the run of ASCII bytes from `i` that the component of bit `ok` allows raw ends
@@ -714,7 +714,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn is_plain_is_no_percent_and_no_non_ascii(
-            text in "[a-z]{1,3}:(//[a-zA-Z0-9%.é]{0,8})?[/a-zA-Z0-9%é.]{0,12}(\\?[a-z0-9%é=]{0,6})?(#[a-z0-9%é]{0,4})?"
+            text in "[a-z]{1,3}:(//[a-zA-Z0-9%.é_-]{0,8})?[/a-zA-Z0-9%é.]{0,12}(\\?[a-z0-9%é=]{0,6})?(#[a-z0-9%é]{0,4})?"
         ) {
             let Ok(v) = IriRef::parse(&text) else { return Ok(()) };
             let plain = |s: &str| !s.contains('%') && s.is_ascii();
@@ -728,6 +728,10 @@ mod tests {
             if v.authority().is_some() && v.host_kind() == HostKind::RegName {
                 let h = v.host().unwrap_or("");
                 proptest::prop_assert_eq!(v.is_plain(Component::RegName), plain(h));
+                let ldh = h.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.');
+                proptest::prop_assert_eq!(v.host_is_ldh_bytes(), ldh);
+            } else {
+                proptest::prop_assert!(!v.host_is_ldh_bytes());
             }
         }
     }

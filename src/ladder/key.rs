@@ -204,17 +204,13 @@ impl<'o> KeyWriter<'o> {
     fn write_dns_host(&self, view: &IriRef<'_>, out: &mut String, trace: &mut Tracer<'_>) -> bool {
         let h = view.host().unwrap_or("");
         let start = out.len();
-        let ok = match self.options.form {
-            Form::Uri | Form::Surt if view.host_is_ldh_bytes() => {
-                host::dns_host_of_ldh_bytes(h, HostForm::Ascii, out).is_ok()
-            }
-            Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, out).is_ok(),
-            // A valid LDH host is its own U-label form.
-            Form::Iri => {
-                view.host_is_ldh_bytes() && host::write_ldh_host(h, out)
-                    || write_unicode_host(h, out)
-            }
-        };
+        // A valid LDH host is its own A-label and U-label form: lowercased, without UTS #46
+        // (the parser has seen its bytes; only the label shapes are left to check).
+        let ok = (view.host_is_ldh_bytes() && host::write_ldh_host(h, out))
+            || match self.options.form {
+                Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, out).is_ok(),
+                Form::Iri => write_unicode_host(h, out),
+            };
         if ok {
             note(trace, "host", "idna", h, &out[start..]);
         } else {
