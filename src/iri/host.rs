@@ -66,6 +66,11 @@ pub fn is_ipv4address(s: &str) -> bool {
     parse_ipv4(s.as_bytes()).is_some()
 }
 
+/// [`is_ipv4address`] over the bytes of a text.
+pub(crate) fn is_ipv4address_bytes(b: &[u8]) -> bool {
+    parse_ipv4(b).is_some()
+}
+
 /// Parses an `IPv6address` of RFC 3986 §3.2.2 into its eight 16-bit groups.
 ///
 /// Accepts exactly the nine alternatives of the ABNF, with `h16 = 1*4HEXDIG` (either case)

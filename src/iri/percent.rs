@@ -33,7 +33,11 @@ pub struct Recode {
 
 /// Whether `s` holds non-ASCII text, raw or percent-encoded (`%80`–`%FF`).
 pub fn has_non_ascii(s: &str) -> bool {
-    let b = s.as_bytes();
+    has_non_ascii_bytes(s.as_bytes())
+}
+
+/// [`has_non_ascii`] over the bytes of a text.
+pub(crate) fn has_non_ascii_bytes(b: &[u8]) -> bool {
     b.iter().enumerate().any(|(i, &c)| {
         c >= 0x80
             || (c == b'%'

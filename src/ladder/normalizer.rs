@@ -481,7 +481,7 @@ impl Normalizer {
         &self,
         rest: &str,
         max_line: usize,
-        out: &mut String,
+        out: &mut Vec<u8>,
     ) -> (usize, u64, u64) {
         if !self.rewrites() {
             // Copied through instead.
@@ -496,7 +496,7 @@ impl Normalizer {
         &self,
         rest: &str,
         max_line: usize,
-        out: &mut String,
+        out: &mut Vec<u8>,
     ) -> (usize, u64, u64) {
         let mut changed = 0;
         let surt = self.options.form == Form::Surt;
@@ -507,13 +507,13 @@ impl Normalizer {
                     return false;
                 }
             } else if surt {
-                self.write_own_form(record, shape, out);
+                self.write_own_surt(record, shape, out);
             } else {
                 // Copied through instead.
                 return false;
             }
-            changed += u64::from(&out[start..] != record);
-            out.push('\n');
+            changed += u64::from(&out[start..] != record.as_bytes());
+            out.push(b'\n');
             true
         });
         (at, lines, changed)
@@ -525,7 +525,7 @@ impl Normalizer {
     /// record to the full ladder, which reports the warning) or the thread's scratch buffers
     /// be in use.
     #[cfg(feature = "stream")]
-    fn write_rules_key(&self, record: &str, out: &mut String) -> bool {
+    fn write_rules_key(&self, record: &str, out: &mut Vec<u8>) -> bool {
         let Some(rules) = self.rules_in_force() else {
             return false;
         };
@@ -545,7 +545,9 @@ impl Normalizer {
             if !trace.warnings.is_empty() {
                 return false;
             }
-            self.write_form(&b.key, out, &mut trace);
+            b.after.clear();
+            self.write_form(&b.key, &mut b.after, &mut trace);
+            out.extend_from_slice(b.after.as_bytes());
             true
         })
     }
@@ -686,29 +688,45 @@ impl Normalizer {
                 return Ok(());
             }
         }
-        let start = out.len();
-        self.write_own_form(record, shape, out);
-        if self.options.form == Form::Surt {
-            note(trace, "record", "surt", record, &out[start..]);
+        if self.options.form != Form::Surt {
+            out.push_str(record);
+            return Ok(());
         }
+        let start = out.len();
+        surt::push_written(out, |bytes| self.write_own_surt(record, shape, bytes));
+        note(trace, "record", "surt", record, &out[start..]);
         Ok(())
     }
 
-    /// Writes `record`, its own key before the form, in the form of the key: itself, or its
-    /// SURT.
-    #[inline]
-    fn write_own_form(&self, record: &str, shape: Shape, out: &mut String) {
-        if self.options.form != Form::Surt {
-            out.push_str(record);
-            return;
+    /// Writes the SURT of `record`, its own key before the form: most records have a
+    /// lowercase LDH host, whose SURT [`surt::write_ldh_surt`] writes inline.
+    #[inline(always)]
+    fn write_own_surt(&self, record: &str, shape: Shape, out: &mut Vec<u8>) {
+        let b = record.as_bytes();
+        if let (Some((start, end)), true, false) =
+            (shape.authority, shape.ldh_host, self.options.surt_scheme)
+        {
+            let host = &b[start..shape.host_end];
+            // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
+            if !host.last().is_some_and(u8::is_ascii_digit) {
+                let port = b.get(shape.host_end + 1..end).unwrap_or_default();
+                let rest = &b[shape.path..shape.len];
+                surt::write_ldh_surt(host, shape.host_dots, port, rest, shape.upper, out);
+                return;
+            }
         }
+        self.write_own_parts_surt(record, shape, out);
+    }
+
+    /// [`Normalizer::write_own_surt`] for any record, from its pieces.
+    fn write_own_parts_surt(&self, record: &str, shape: Shape, out: &mut Vec<u8>) {
         let options = surt::SurtOptions {
             include_scheme: self.options.surt_scheme,
             ..surt::SurtOptions::default()
         };
-        match surt_parts(record, shape) {
+        match surt_parts(record.as_bytes(), shape) {
             Some(parts) => surt::write_surt_of_parts(&parts, options, out),
-            None => surt::write_surt_with(record, options, out),
+            None => surt::write_surt_bytes(record, options, out),
         }
     }
 
@@ -784,22 +802,23 @@ fn glance(record: &str, shape: Shape) -> Glance<'_> {
 
 /// The pieces of the SURT of a record the fast path took, if it has an authority.
 #[inline]
-fn surt_parts(record: &str, shape: Shape) -> Option<surt::SurtParts<'_>> {
+fn surt_parts(record: &[u8], shape: Shape) -> Option<surt::SurtParts<'_>> {
     let (start, end) = shape.authority?;
     let host = &record[start..shape.host_end];
-    let ends_in_digit = host.as_bytes().last().is_some_and(u8::is_ascii_digit);
+    let ends_in_digit = host.last().is_some_and(u8::is_ascii_digit);
     Some(surt::SurtParts {
         scheme: shape.after_scheme.checked_sub(1).map(|end| &record[..end]),
         host,
         // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
-        host_kind: if ends_in_digit && host::is_ipv4address(host) {
+        host_kind: if ends_in_digit && host::is_ipv4address_bytes(host) {
             HostKind::Ipv4
         } else {
             HostKind::RegName
         },
-        plain_host: shape.ldh_host,
+        ldh_dots: shape.ldh_host.then_some(shape.host_dots),
         port: record.get(shape.host_end + 1..end),
         rest: &record[shape.path..shape.len],
+        rest_is_lowercase: !shape.upper,
     })
 }
 

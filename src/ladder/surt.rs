@@ -56,6 +56,8 @@
 //! assert_eq!(out, "https://(192.0.2.1)/x");
 //! ```
 
+use std::cell::RefCell;
+
 use crate::iri::find::rfind;
 use crate::iri::parse::{HostKind, IriRef};
 use crate::iri::percent;
@@ -95,10 +97,15 @@ pub fn surt(key: &str, include_scheme: bool) -> String {
 
 /// Appends the SURT of `key` to `out`, as `options` say.
 pub fn write_surt_with(key: &str, options: SurtOptions, out: &mut String) {
+    push_written(out, |bytes| write_surt_bytes(key, options, bytes));
+}
+
+/// [`write_surt_with`] into bytes.
+pub(crate) fn write_surt_bytes(key: &str, options: SurtOptions, out: &mut Vec<u8>) {
     match IriRef::parse(key) {
         Ok(view) => write_surt_of_view(&view, options, out),
         // Not a reference at all: nothing to reverse.
-        Err(_) => push_cased(key, options, out),
+        Err(_) => push_cased(key.as_bytes(), options, out),
     }
 }
 
@@ -109,119 +116,230 @@ pub(crate) fn write_surt_of_key(key: &str, include_scheme: bool, out: &mut Strin
         include_scheme,
         ..SurtOptions::default()
     };
-    match IriRef::split_valid(key) {
-        Ok(view) => write_surt_of_view(&view, options, out),
-        Err(_) => push_cased(key, options, out),
-    }
+    push_written(out, |bytes| match IriRef::split_valid(key) {
+        Ok(view) => write_surt_of_view(&view, options, bytes),
+        Err(_) => push_cased(key.as_bytes(), options, bytes),
+    });
 }
 
-/// [`write_surt_with`] for a key already split into its components.
-fn write_surt_of_view(view: &IriRef<'_>, options: SurtOptions, out: &mut String) {
+thread_local! {
+    /// The bytes [`push_written`] has a SURT written into, kept from call to call.
+    static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Appends to `out` what `write` writes into a buffer of bytes. The writers of this module
+/// work on bytes (the engine's output is bytes); everything they write is text of the key
+/// cut at ASCII bytes, or ASCII, so it is UTF-8.
+pub(crate) fn push_written(out: &mut String, write: impl FnOnce(&mut Vec<u8>)) {
+    BYTES.with(|cell| {
+        let mut fresh = Vec::new();
+        let mut borrowed = cell.try_borrow_mut();
+        let bytes = match borrowed.as_deref_mut() {
+            Ok(b) => b,
+            // Re-entered on this thread: a buffer of its own.
+            Err(_) => &mut fresh,
+        };
+        bytes.clear();
+        write(bytes);
+        let text = std::str::from_utf8(bytes).expect("a SURT is cut from its key at ASCII bytes");
+        out.push_str(text);
+    });
+}
+
+/// [`write_surt_bytes`] for a key already split into its components.
+fn write_surt_of_view(view: &IriRef<'_>, options: SurtOptions, out: &mut Vec<u8>) {
     if view.authority().is_none() {
         // No authority: no host to reverse.
-        push_cased(view.as_str(), options, out);
+        push_cased(view.as_str().as_bytes(), options, out);
         return;
     }
     let parts = SurtParts {
-        scheme: view.scheme(),
-        host: view.host().unwrap_or(""),
+        scheme: view.scheme().map(str::as_bytes),
+        host: view.host().unwrap_or("").as_bytes(),
         host_kind: view.host_kind(),
-        plain_host: false,
-        port: view.port(),
-        rest: view.path_query_fragment(),
+        ldh_dots: None,
+        port: view.port().map(str::as_bytes),
+        rest: view.path_query_fragment().as_bytes(),
+        rest_is_lowercase: false,
     };
     write_surt_of_parts(&parts, options, out);
 }
 
-/// The pieces of a key with an authority that its SURT is written from.
+/// The pieces of a key with an authority that its SURT is written from: text of the key,
+/// cut at ASCII bytes.
 pub(crate) struct SurtParts<'a> {
     /// The scheme, if any.
-    pub(crate) scheme: Option<&'a str>,
+    pub(crate) scheme: Option<&'a [u8]>,
     /// The host (empty for `file:///p`), and what kind it is.
-    pub(crate) host: &'a str,
+    pub(crate) host: &'a [u8],
     pub(crate) host_kind: HostKind,
-    /// The host is known to hold only `a-z 0-9 - .` (nothing to escape or lowercase).
-    pub(crate) plain_host: bool,
+    /// For a registered name known to hold only `a-z 0-9 - .` (nothing to escape or
+    /// lowercase): its dots, bit `k` for byte `k` (of the first 64).
+    pub(crate) ldh_dots: Option<u64>,
     /// The port without its `:`, if any (possibly empty).
-    pub(crate) port: Option<&'a str>,
+    pub(crate) port: Option<&'a [u8]>,
     /// The path, query and fragment, as the key writes them.
-    pub(crate) rest: &'a str,
+    pub(crate) rest: &'a [u8],
+    /// `rest` is known to hold no ASCII uppercase letter (nothing to lowercase).
+    pub(crate) rest_is_lowercase: bool,
 }
 
 /// Appends the SURT of a key with an authority, from its pieces (the ladder's fast path has
 /// them for a record that is its own key, without parsing it).
-pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, out: &mut String) {
+pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, out: &mut Vec<u8>) {
+    // The SURT is as long as the key without its scheme and `//`, and without userinfo,
+    // but for escapes in the host and the few bytes around the host.
+    let scheme = parts.scheme.map_or(0, <[u8]>::len);
+    let port = parts.port.map_or(0, <[u8]>::len);
+    out.reserve(scheme + parts.host.len() + port + parts.rest.len() + 8);
     if options.include_scheme {
         let start = out.len();
         if let Some(s) = parts.scheme {
-            out.push_str(s);
-            out.push(':');
+            out.extend_from_slice(s);
+            out.push(b':');
         }
-        out.push_str("//(");
+        out.extend_from_slice(b"//(");
         // The scheme is lowercase in keys already; lowercase it anyway, so the result does
         // not depend on the rung the key came from.
         out[start..].make_ascii_lowercase();
     }
     let host_start = out.len();
     let host = parts.host;
-    match parts.host_kind {
-        HostKind::RegName if parts.plain_host => push_reversed_labels(host, true, out),
-        HostKind::RegName if !host.is_empty() => {
-            push_reversed_labels(host, false, out);
+    match (parts.host_kind, parts.ldh_dots) {
+        (HostKind::RegName, Some(dots)) if host.len() < 64 => push_reversed_ldh(host, dots, out),
+        (HostKind::RegName, _) if !host.is_empty() => {
+            push_reversed_labels(host, out);
             // RFC 3987 §5.3.2.1: the rungs lowercase only a host that is ASCII once decoded;
             // one that is not keeps its case in the key, and so in the SURT, or two hosts
             // the ladder keeps apart (`A%C3%A9`, `a%C3%A9`) would share a SURT.
-            let lower = host.bytes().all(|b| !b.is_ascii_uppercase());
-            if !lower && !percent::has_non_ascii(host) {
+            if host.iter().any(u8::is_ascii_uppercase) && !percent::has_non_ascii_bytes(host) {
                 out[host_start..].make_ascii_lowercase();
             }
         }
         // IPv4 addresses, IP literals (with their brackets) and the empty host as they are
         // (lowercase: the rungs lowercase IP literals).
         _ => {
-            out.push_str(host);
+            out.extend_from_slice(host);
             out[host_start..].make_ascii_lowercase();
         }
     }
     if options.trailing_comma && !host.is_empty() {
-        out.push(',');
+        out.push(b',');
     }
-    if let Some(port) = parts.port {
-        if !port.is_empty() {
-            out.push(':');
-            out.push_str(port);
-        }
+    if let Some(port) = parts.port.filter(|p| !p.is_empty()) {
+        out.push(b':');
+        out.extend_from_slice(port);
     }
-    out.push(')');
+    out.push(b')');
     let rest = out.len();
-    out.push_str(parts.rest);
-    if !options.keep_case {
+    out.extend_from_slice(parts.rest);
+    if !(options.keep_case || parts.rest_is_lowercase) {
         out[rest..].make_ascii_lowercase();
     }
 }
 
-/// Appends `key` as it is, lowercased unless `keep_case`.
-fn push_cased(key: &str, options: SurtOptions, out: &mut String) {
+/// [`write_surt_of_parts`] for the common key of the fast path, inline: a registered name of
+/// `a-z 0-9 - .` under 64 bytes that is not an IPv4 address (with its dots at the set bits
+/// of `dots`), a port (empty for none), and the path, query and fragment, lowercased when
+/// `lowercase_rest`; no scheme written, no trailing comma. It writes exactly what
+/// [`write_surt_of_parts`] writes for those pieces (tested below).
+#[inline(always)]
+pub(crate) fn write_ldh_surt(
+    host: &[u8],
+    dots: u64,
+    port: &[u8],
+    rest: &[u8],
+    lowercase_rest: bool,
+    out: &mut Vec<u8>,
+) {
+    out.reserve(host.len() + port.len() + rest.len() + 2);
+    push_reversed_ldh(host, dots, out);
+    if !port.is_empty() {
+        out.push(b':');
+        out.extend_from_slice(port);
+    }
+    out.push(b')');
     let start = out.len();
-    out.push_str(key);
+    out.extend_from_slice(rest);
+    if lowercase_rest {
+        out[start..].make_ascii_lowercase();
+    }
+}
+
+/// Appends `key` as it is, lowercased unless `keep_case`.
+fn push_cased(key: &[u8], options: SurtOptions, out: &mut Vec<u8>) {
+    let start = out.len();
+    out.extend_from_slice(key);
     if !options.keep_case {
         out[start..].make_ascii_lowercase();
     }
 }
 
 /// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
-/// it (`plain`: the host is known to need no escapes). Each label is found by a search
-/// back from the end of what is left ([`rfind`]): `.` is ASCII, so every cut is on a
-/// character boundary.
-fn push_reversed_labels(host: &str, plain: bool, out: &mut String) {
-    let plain = plain || !host.bytes().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
+/// it. Each label is found by a search back from the end of what is left ([`rfind`]).
+fn push_reversed_labels(host: &[u8], out: &mut Vec<u8>) {
+    let plain = !host.iter().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
     let mut left = host;
-    while let Some(dot) = rfind(b'.', left.as_bytes()) {
+    while let Some(dot) = rfind(b'.', left) {
         push_label(&left[dot + 1..], plain, out);
-        out.push(',');
+        out.push(b',');
         left = &left[..dot];
     }
     push_label(left, plain, out);
+}
+
+/// [`push_reversed_labels`] for a host of `a-z 0-9 - .` under 64 bytes whose dots are the
+/// set bits of `dots`. Labels are short: the SURT host is put together in a buffer with
+/// room after it, eight bytes at a time ([`host_word`]; the bytes past a label are
+/// overwritten by the `,` and the label after it), and goes out in one copy, rather than
+/// by a `memcpy` call per label.
+#[inline(always)]
+fn push_reversed_ldh(host: &[u8], dots: u64, out: &mut Vec<u8>) {
+    const ROOM: usize = 64 + 8;
+    let n = host.len();
+    let mut dst = [0u8; ROOM];
+    let (mut end, mut dots, mut at) = (n, dots, 0);
+    loop {
+        let dot = (dots != 0).then(|| 63 - dots.leading_zeros() as usize);
+        let start = dot.map_or(0, |d| d + 1);
+        let mut k = start;
+        while k < end {
+            let take = (end - k).min(8);
+            let word = host_word(host, k, take);
+            dst[at..at + 8].copy_from_slice(&word.to_le_bytes());
+            (at, k) = (at + take, k + take);
+        }
+        let Some(dot) = dot else { break };
+        dst[at] = b',';
+        at += 1;
+        end = dot;
+        dots &= !(1 << dot);
+    }
+    if n <= 32 {
+        // A copy of known length, and the few bytes too many cut off.
+        let to = out.len() + n;
+        out.extend_from_slice(&dst[..32]);
+        out.truncate(to);
+    } else {
+        out.extend_from_slice(&dst[..n]);
+    }
+}
+
+/// The `take` bytes (1 to 8) of `host` from `at`, in the low bytes of a little-endian word
+/// (what is above them is not specified): one load of the eight bytes from `at` where the
+/// host has them, else of the eight that end with the wanted ones, shifted down; byte by
+/// byte only in a host shorter than eight bytes.
+#[inline(always)]
+fn host_word(host: &[u8], at: usize, take: usize) -> u64 {
+    let load = |i: usize| u64::from_le_bytes(host[i..i + 8].try_into().expect("eight bytes"));
+    if at + 8 <= host.len() {
+        load(at)
+    } else if at + take >= 8 {
+        load(at + take - 8) >> (8 * (8 - take))
+    } else {
+        let bytes = &host[at..at + take];
+        bytes.iter().rev().fold(0, |w, &c| (w << 8) | u64::from(c))
+    }
 }
 
 /// Writes a host label with `%` and the characters that delimit the SURT host part (`,`
@@ -231,23 +349,23 @@ fn push_reversed_labels(host: &str, plain: bool, out: &mut String) {
 /// (written `%252C`) never meets a `,` (written `%2c`). Inline for the common plain label;
 /// the escapes are [`push_escaped_label`]'s.
 #[inline(always)]
-fn push_label(label: &str, plain: bool, out: &mut String) {
+fn push_label(label: &[u8], plain: bool, out: &mut Vec<u8>) {
     if plain {
-        out.push_str(label);
+        out.extend_from_slice(label);
     } else {
         push_escaped_label(label, out);
     }
 }
 
 /// [`push_label`] for a label that may hold `%`, `,`, `(` or `)`.
-fn push_escaped_label(label: &str, out: &mut String) {
-    for c in label.chars() {
-        match c {
-            '%' => out.push_str("%25"),
-            ',' => out.push_str("%2c"),
-            '(' => out.push_str("%28"),
-            ')' => out.push_str("%29"),
-            _ => out.push(c),
+fn push_escaped_label(label: &[u8], out: &mut Vec<u8>) {
+    for &b in label {
+        match b {
+            b'%' => out.extend_from_slice(b"%25"),
+            b',' => out.extend_from_slice(b"%2c"),
+            b'(' => out.extend_from_slice(b"%28"),
+            b')' => out.extend_from_slice(b"%29"),
+            _ => out.push(b),
         }
     }
 }
@@ -278,5 +396,96 @@ mod tests {
             &mut out,
         );
         assert_eq!(out, "http://(com,example,:81)/A");
+    }
+
+    #[test]
+    fn escapes_and_case_in_hosts() {
+        assert_eq!(surt("http://b%2Ca/", false), "b%252ca)/");
+        assert_eq!(surt("foo://b,a(x)/", false), "b%2ca%28x%29)/");
+        assert_eq!(surt("foo://A%C3%A9.B/P", false), "B,A%25C3%25A9)/p");
+        assert_eq!(surt("foo://AB.C/P", false), "c,ab)/p");
+    }
+
+    /// The dots of `host`, bit `k` for byte `k`.
+    fn dots_of(host: &[u8]) -> u64 {
+        host.iter()
+            .enumerate()
+            .filter(|(_, &c)| c == b'.')
+            .fold(0, |d, (k, _)| d | 1 << k)
+    }
+
+    /// A little generator of the hosts the fast path hands the LDH writers: labels of
+    /// `a-z 0-9 -` of 1 to 20 bytes (and now and then a trailing root dot), under 64 bytes.
+    fn ldh_hosts() -> Vec<String> {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut hosts = vec![String::new(), "a".into(), "com.".into(), "a.b".into()];
+        while hosts.len() < 3000 {
+            let mut h = String::new();
+            for i in 0..1 + next(6) {
+                if i > 0 {
+                    h.push('.');
+                }
+                for _ in 0..1 + next(20) {
+                    h.push(char::from(b"abcxyz019-"[next(10) as usize]));
+                }
+            }
+            if next(8) == 0 {
+                h.push('.');
+            }
+            if h.len() < 64 {
+                hosts.push(h);
+            }
+        }
+        hosts
+    }
+
+    #[test]
+    fn ldh_hosts_reverse_as_any_host_does() {
+        for host in ldh_hosts() {
+            let b = host.as_bytes();
+            let mut general = Vec::new();
+            push_reversed_labels(b, &mut general);
+            let mut fast = b"x".to_vec();
+            push_reversed_ldh(b, dots_of(b), &mut fast);
+            assert_eq!(fast[1..], general[..], "{host}");
+        }
+    }
+
+    #[test]
+    fn the_inline_writer_writes_what_the_general_one_does() {
+        let rests = [
+            "",
+            "/",
+            "/a/B?Q=1#F",
+            "/%C3%A9/x",
+            "?a=B",
+            "/a-very-long-path/with/segments",
+        ];
+        for (i, host) in ldh_hosts().iter().enumerate() {
+            let port = ["", "8080", ""][i % 3];
+            let rest = rests[i % rests.len()];
+            let parts = SurtParts {
+                scheme: Some(b"http"),
+                host: host.as_bytes(),
+                host_kind: HostKind::RegName,
+                ldh_dots: None,
+                port: (!port.is_empty()).then_some(port.as_bytes()),
+                rest: rest.as_bytes(),
+                rest_is_lowercase: false,
+            };
+            let mut general = Vec::new();
+            write_surt_of_parts(&parts, SurtOptions::default(), &mut general);
+            let upper = rest.bytes().any(|c| c.is_ascii_uppercase());
+            let mut fast = Vec::new();
+            let (b, dots) = (host.as_bytes(), dots_of(host.as_bytes()));
+            write_ldh_surt(b, dots, port.as_bytes(), rest.as_bytes(), upper, &mut fast);
+            assert_eq!(fast, general, "{host} {port} {rest}");
+        }
     }
 }

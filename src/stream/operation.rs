@@ -105,7 +105,7 @@ pub trait Operation: Sync {
     /// by one. Each result must be exactly what [`Operation::apply_raw`] gives.
     ///
     /// The default takes no line.
-    fn key_lines(&self, rest: &str, max_line: usize, out: &mut String) -> KeyRun {
+    fn key_lines(&self, rest: &str, max_line: usize, out: &mut Vec<u8>) -> KeyRun {
         let _ = (rest, max_line, out);
         KeyRun::default()
     }
@@ -163,7 +163,7 @@ impl Operation for Normalizer {
         self.canonical_lines(rest, max_line)
     }
 
-    fn key_lines(&self, rest: &str, max_line: usize, out: &mut String) -> KeyRun {
+    fn key_lines(&self, rest: &str, max_line: usize, out: &mut Vec<u8>) -> KeyRun {
         let (bytes, lines, changed) = self.own_key_lines(rest, max_line, out);
         KeyRun {
             bytes,

@@ -210,7 +210,7 @@ impl<'a> Worker<'a> {
                 if self.pass_lines(text, pass, scratch) {
                     break;
                 }
-                if pass.writes_runs && self.key_lines(text, pass, scratch) {
+                if pass.writes_runs && self.key_lines(text, pass) {
                     continue;
                 }
                 // The line at `start` does not pass as a line that ends in a line feed alone.
@@ -274,18 +274,19 @@ impl<'a> Worker<'a> {
 
     /// The lines at `start` whose keys the operation writes at once ([`Operation::key_lines`]):
     /// written after what `out` holds. Returns whether there were any.
-    fn key_lines(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
+    fn key_lines(&self, text: &str, pass: &mut Pass<'_>) -> bool {
         let rest = &text[pass.start..];
-        scratch.key.clear();
+        // The keys go after the lines before them.
+        pass.flush_run();
+        let mark = pass.out.len();
         let run = self
             .op
-            .key_lines(rest, self.options.max_line_bytes, &mut scratch.key);
+            .key_lines(rest, self.options.max_line_bytes, pass.out);
         // The contract, checked: whole lines.
         if run.lines == 0 || run.bytes == 0 || rest.as_bytes().get(run.bytes - 1) != Some(&b'\n') {
+            pass.out.truncate(mark);
             return false;
         }
-        pass.flush_run();
-        pass.out.extend_from_slice(scratch.key.as_bytes());
         let stats = &mut pass.report.stats;
         stats.records += run.lines;
         stats.keys_written += run.lines;

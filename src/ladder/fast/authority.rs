@@ -145,6 +145,9 @@ pub(super) struct AuthorityEnds {
     pub(super) end: usize,
     /// The host is a lowercase LDH name (or empty): letters, digits, `-` and `.` only.
     pub(super) ldh: bool,
+    /// The `.` of an LDH host (under 64 bytes), bit `k` for byte `k` of the host; 0 for
+    /// other hosts.
+    pub(super) dots: u64,
 }
 
 impl FastPath {
@@ -175,6 +178,7 @@ impl FastPath {
                     host: host.map_or(end, |k| start + k),
                     end,
                     ldh: false,
+                    dots: 0,
                 }
             }
         };
@@ -232,6 +236,7 @@ impl FastPath {
             host: start + host_len,
             end,
             ldh: true,
+            dots: dot & low_bits(host_len),
         })
     }
 

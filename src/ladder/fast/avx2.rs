@@ -143,6 +143,11 @@ impl Blocks for Avx2 {
     fn marks(self, b: &[u8], i: usize) -> u32 {
         vector::marks::<V256>(b, i)
     }
+
+    #[inline(always)]
+    fn upper(self, b: &[u8], i: usize) -> u32 {
+        vector::upper::<V256>(b, i)
+    }
 }
 
 #[cfg(test)]

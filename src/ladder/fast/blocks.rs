@@ -52,6 +52,9 @@ pub(super) trait Blocks: Copy {
     /// The `?` and `;` of the block of `b` at `i`: where a query or a path parameter may
     /// start, which the protocol rules' sieve looks for.
     fn marks(self, b: &[u8], i: usize) -> u32;
+    /// The ASCII uppercase letters `A-Z` of the block of `b` at `i`: what the SURT form
+    /// lowercases.
+    fn upper(self, b: &[u8], i: usize) -> u32;
 }
 
 /// The `N` bytes of `b` from `i` where the text runs out before their end: the rest of the

@@ -3,6 +3,7 @@
 //! engine one call ([`crate::stream::Operation::pass_through_lines`]).
 
 use super::blocks::Blocks;
+use super::tail::look;
 use super::{FastPath, Shape, Task};
 
 /// The task of [`FastPath::accepts_lines`] and [`FastPath::take_lines`]: the run of lines at
@@ -19,11 +20,12 @@ impl<F: FnMut(&str, Shape) -> bool> Task for Lines<'_, F> {
 
     #[inline(always)]
     fn run<L: Blocks>(self, lanes: L) -> (usize, u64) {
-        let (fast, rest, max_line) = (self.fast, self.rest, self.max_line);
-        if fast.find_marks {
-            fast.lines_with::<L, true>(lanes, rest, max_line, self.take)
-        } else {
-            fast.lines_with::<L, false>(lanes, rest, max_line, self.take)
+        let (fast, rest, max_line, take) = (self.fast, self.rest, self.max_line, self.take);
+        match fast.look {
+            0 => fast.lines_with::<L, 0>(lanes, rest, max_line, take),
+            look::MARKS => fast.lines_with::<L, { look::MARKS }>(lanes, rest, max_line, take),
+            look::UPPER => fast.lines_with::<L, { look::UPPER }>(lanes, rest, max_line, take),
+            _ => fast.lines_with::<L, { look::MARKS | look::UPPER }>(lanes, rest, max_line, take),
         }
     }
 }
@@ -31,7 +33,7 @@ impl<F: FnMut(&str, Shape) -> bool> Task for Lines<'_, F> {
 impl FastPath {
     /// The body of [`FastPath::take_lines`], with the masks of `lanes`.
     #[inline(always)]
-    fn lines_with<L: Blocks, const MARKS: bool>(
+    fn lines_with<L: Blocks, const LOOK: u8>(
         &self,
         lanes: L,
         rest: &str,
@@ -42,7 +44,7 @@ impl FastPath {
         let b = rest.as_bytes();
         // `at` follows a line feed, so slicing there is on a char boundary.
         while let Some(line) = rest.get(at..) {
-            match self.scan_with::<L, MARKS>(lanes, line) {
+            match self.scan_with::<L, LOOK>(lanes, line) {
                 Some(shape)
                     if shape.len <= max_line
                         && b.get(at + shape.len) == Some(&b'\n')

@@ -95,6 +95,7 @@ use crate::iri::scheme::SchemeRule;
 use crate::ladder::{Form, Level, Options};
 use blocks::Blocks;
 use scheme::FastScheme;
+use tail::look;
 
 /// Work done with the masks of one backend ([`Backend::run`] picks it).
 trait Task {
@@ -175,10 +176,12 @@ impl Task for Line<'_> {
 
     #[inline(always)]
     fn run<L: Blocks>(self, lanes: L) -> Option<Shape> {
-        if self.fast.find_marks {
-            self.fast.scan_with::<L, true>(lanes, self.s)
-        } else {
-            self.fast.scan_with::<L, false>(lanes, self.s)
+        let (fast, s) = (self.fast, self.s);
+        match fast.look {
+            0 => fast.scan_with::<L, 0>(lanes, s),
+            look::MARKS => fast.scan_with::<L, { look::MARKS }>(lanes, s),
+            look::UPPER => fast.scan_with::<L, { look::UPPER }>(lanes, s),
+            _ => fast.scan_with::<L, { look::MARKS | look::UPPER }>(lanes, s),
         }
     }
 }
@@ -199,9 +202,15 @@ pub(crate) struct Shape {
     pub(crate) host_end: usize,
     /// The host is a lowercase LDH name or empty (`a-z 0-9 - .` only).
     pub(crate) ldh_host: bool,
+    /// The `.` of an LDH host, bit `k` for byte `k` of the host (hosts are under 64 bytes
+    /// here); 0 for other hosts.
+    pub(crate) host_dots: u64,
     /// The path, query or fragment holds a `?` or a `;` (always `true` unless the fast path
     /// looks for them: where protocol rules run).
     pub(crate) marks: bool,
+    /// The path, query or fragment holds an ASCII uppercase letter (always `true` unless
+    /// the fast path looks for them: in the SURT form).
+    pub(crate) upper: bool,
     /// Where the path starts (the path, query and fragment run from here to the end).
     pub(crate) path: usize,
     /// Whether the record has a fragment.
@@ -232,8 +241,10 @@ pub(crate) struct FastPath {
     /// The bits of the authority's byte classes that a host without a DNS rule must not
     /// have.
     host_mask: u8,
-    /// Whether the scan looks for `?` and `;` ([`Shape::marks`]): where protocol rules run.
-    find_marks: bool,
+    /// What the scan of the path, query and fragment looks for on the way ([`look`]): `?`
+    /// and `;` ([`Shape::marks`]) where protocol rules run, uppercase letters
+    /// ([`Shape::upper`]) in the SURT form.
+    look: u8,
     /// The backend of the masks.
     backend: Backend,
 }
@@ -267,9 +278,23 @@ impl FastPath {
             } else {
                 authority::H_NOT_LOWER_REG
             },
-            find_marks: o.level == Level::Protocol && o.rules.is_some(),
+            look: FastPath::look_of(o),
             backend: Backend::detect(),
         }
+    }
+
+    /// What the scan of the tail looks for under `o` (see [`FastPath::look`]).
+    fn look_of(o: &Options) -> u8 {
+        let marks = o.level == Level::Protocol && o.rules.is_some();
+        let upper = o.form == Form::Surt;
+        let mut looks = 0;
+        if marks {
+            looks |= look::MARKS;
+        }
+        if upper {
+            looks |= look::UPPER;
+        }
+        looks
     }
 
     /// The fast path turned off: [`FastPath::accepts`] always says `false`.
@@ -351,7 +376,7 @@ impl FastPath {
     /// Whether the record at the start of `s` passes, with the masks of `lanes`: its length
     /// if so (see [`FastPath::accepts_line`]).
     #[inline(always)]
-    fn scan_with<L: Blocks, const MARKS: bool>(&self, lanes: L, s: &str) -> Option<Shape> {
+    fn scan_with<L: Blocks, const LOOK: u8>(&self, lanes: L, s: &str) -> Option<Shape> {
         let b = s.as_bytes();
         if matches!(b.first(), None | Some(b'\n')) {
             // An empty record is an error.
@@ -362,14 +387,14 @@ impl FastPath {
         let head = self.head(s)?;
         let mut pos = head.pos;
         let has_authority = b[pos..].starts_with(b"//");
-        let (mut authority, mut host_end, mut ldh_host) = (None, pos, false);
+        let (mut authority, mut host_end, mut ldh_host, mut host_dots) = (None, pos, false, 0);
         if has_authority {
             let ends = self.authority(lanes, b, pos + 2, head.row)?;
             authority = Some((pos + 2, ends.end));
-            (host_end, ldh_host) = (ends.host, ends.ldh);
+            (host_end, ldh_host, host_dots) = (ends.host, ends.ldh, ends.dots);
             pos = ends.end;
         }
-        let tail = tail::scan_tail::<L, MARKS>(lanes, b, pos)?;
+        let tail = tail::scan_tail::<L, LOOK>(lanes, b, pos)?;
         if !self.tail_ok(s, pos, tail, head.absolute, has_authority) {
             return None;
         }
@@ -379,7 +404,9 @@ impl FastPath {
             authority,
             host_end,
             ldh_host,
+            host_dots,
             marks: tail.marks,
+            upper: tail.upper,
             path: pos,
             fragment: tail.hash,
         })
@@ -389,6 +416,23 @@ impl FastPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shapes_carry_host_dots_and_uppercase_where_asked() {
+        let record = "http://www.example.com:8080/A?b";
+        let plain = FastPath::new(&Options::default()).shape(record).unwrap();
+        assert_eq!((plain.host_end, plain.path), (22, 27));
+        assert_eq!(plain.host_dots, 1 << 3 | 1 << 11);
+        assert!(plain.ldh_host && plain.upper && plain.marks);
+        let surt = FastPath::new(&Options::default().with_form(Form::Surt));
+        assert!(surt.shape(record).unwrap().upper);
+        assert!(!surt.shape("http://www.example.com/a?b").unwrap().upper);
+        // A host without a DNS rule is not known to be LDH: no dots.
+        let other = FastPath::new(&Options::default())
+            .shape("foo://a.b/")
+            .unwrap();
+        assert_eq!((other.ldh_host, other.host_dots), (false, 0));
+    }
 
     #[test]
     fn records_end_at_a_line_feed() {

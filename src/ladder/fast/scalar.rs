@@ -42,6 +42,15 @@ pub(super) fn marks(c: &[u8]) -> u32 {
     m
 }
 
+/// The ASCII uppercase letters of a block of up to 32 bytes.
+pub(super) fn upper(c: &[u8]) -> u32 {
+    let mut m = 0;
+    for (k, &b) in c.iter().enumerate() {
+        m |= u32::from(b.is_ascii_uppercase()) << k;
+    }
+    m
+}
+
 /// [`HostMasks`] of a block of up to 32 bytes.
 pub(super) fn host_masks(c: &[u8]) -> HostMasks {
     let mut m = HostMasks::default();
@@ -84,6 +93,10 @@ impl Blocks for Scalar {
 
     fn marks(self, b: &[u8], i: usize) -> u32 {
         marks(&block::<16>(b, i))
+    }
+
+    fn upper(self, b: &[u8], i: usize) -> u32 {
+        upper(&block::<16>(b, i))
     }
 }
 

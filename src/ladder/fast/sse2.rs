@@ -103,6 +103,11 @@ impl Blocks for Sse2 {
     fn marks(self, b: &[u8], i: usize) -> u32 {
         vector::marks::<V128>(b, i)
     }
+
+    #[inline(always)]
+    fn upper(self, b: &[u8], i: usize) -> u32 {
+        vector::upper::<V128>(b, i)
+    }
 }
 
 #[cfg(test)]

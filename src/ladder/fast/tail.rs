@@ -26,25 +26,40 @@ pub(super) struct Tail {
     pub(super) dots: bool,
     /// It holds a `?` or a `;`, or the scan was not asked to tell.
     pub(super) marks: bool,
+    /// It holds an ASCII uppercase letter, or the scan was not asked to tell.
+    pub(super) upper: bool,
+}
+
+/// What [`scan_tail`] looks for on the way besides the end of the record: the bits of its
+/// `LOOK` parameter.
+pub(super) mod look {
+    /// `?` and `;` ([`super::Tail::marks`]): where protocol rules run.
+    pub(crate) const MARKS: u8 = 1;
+    /// ASCII uppercase letters ([`super::Tail::upper`]): in the SURT form, which lowercases
+    /// them.
+    pub(crate) const UPPER: u8 = 2;
 }
 
 /// Scans the path, query and fragment that start at `from`, to the end of the record, and
-/// with `MARKS` looks for `?` and `;` on the way. `None` when a byte that no component
+/// looks on the way for what `LOOK` says ([`look`]). `None` when a byte that no component
 /// allows raw comes before the line feed (a carriage return just before it excepted), or
 /// when there is a second `#`.
 #[inline(always)]
-pub(super) fn scan_tail<L: Blocks, const MARKS: bool>(
+pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
     lanes: L,
     b: &[u8],
     from: usize,
 ) -> Option<Tail> {
     let mut i = from;
-    let (mut rare, mut dots, mut marks) = (0u32, 0u32, 0u32);
+    let (mut rare, mut dots, mut marks, mut upper) = (0u32, 0u32, 0u32, 0u32);
     let end = loop {
         if lanes.tail_special(b, i) == 0 {
             // Ordinary characters only (the common case).
-            if MARKS {
+            if LOOK & look::MARKS != 0 {
                 marks |= lanes.marks(b, i);
+            }
+            if LOOK & look::UPPER != 0 {
+                upper |= lanes.upper(b, i);
             }
             i += L::WIDTH;
             continue;
@@ -58,8 +73,11 @@ pub(super) fn scan_tail<L: Blocks, const MARKS: bool>(
             u32::MAX
         };
         rare |= m.rare & keep;
-        if MARKS {
+        if LOOK & look::MARKS != 0 {
             marks |= lanes.marks(b, i) & keep;
+        }
+        if LOOK & look::UPPER != 0 {
+            upper |= lanes.upper(b, i) & keep;
         }
         dots |= ((m.slash << 1) | carry) & m.dot & keep;
         if m.bad != 0 {
@@ -78,7 +96,8 @@ pub(super) fn scan_tail<L: Blocks, const MARKS: bool>(
         hash: false,
         high: false,
         dots: dots != 0,
-        marks: !MARKS || marks != 0,
+        marks: LOOK & look::MARKS == 0 || marks != 0,
+        upper: LOOK & look::UPPER == 0 || upper != 0,
     };
     if rare != 0 {
         // '%', '#' or non-ASCII: which ones, and not two '#'.
@@ -102,7 +121,7 @@ pub(super) fn ends_crlf(b: &[u8], i: usize) -> bool {
 
 /// The plain form of [`scan_tail`], kept as the reference it is tested against.
 #[cfg(test)]
-pub(super) fn scan_tail_reference(b: &[u8], from: usize, find_marks: bool) -> Option<Tail> {
+pub(super) fn scan_tail_reference(b: &[u8], from: usize, looks: u8) -> Option<Tail> {
     let end = b[from..]
         .iter()
         .position(|&c| c < 0x80 && super::scalar::is_bad(c))
@@ -120,7 +139,8 @@ pub(super) fn scan_tail_reference(b: &[u8], from: usize, find_marks: bool) -> Op
         hash: t.contains(&b'#'),
         high: !t.is_ascii(),
         dots: t.first() == Some(&b'.') || t.windows(2).any(|w| w == b"/."),
-        marks: !find_marks || t.contains(&b'?') || t.contains(&b';'),
+        marks: looks & look::MARKS == 0 || t.contains(&b'?') || t.contains(&b';'),
+        upper: looks & look::UPPER == 0 || t.iter().any(u8::is_ascii_uppercase),
     })
 }
 

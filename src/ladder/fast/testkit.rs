@@ -4,7 +4,7 @@
 use super::authority::is_lowercase_ldh_host;
 use super::blocks::Blocks;
 use super::scalar;
-use super::tail::{scan_tail, scan_tail_reference};
+use super::tail::{look, scan_tail, scan_tail_reference};
 use super::{Backend, FastPath};
 use crate::iri::scheme::lookup;
 use crate::ladder::{Level, Options};
@@ -65,6 +65,7 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
             );
             assert_eq!(lanes.host_masks(b, i), scalar::host_masks(bytes), "{at}");
             assert_eq!(lanes.marks(b, i), scalar::marks(bytes), "{at}");
+            assert_eq!(lanes.upper(b, i), scalar::upper(bytes), "{at}");
         }
     };
     for x in 0..=255u8 {
@@ -87,19 +88,19 @@ pub(super) fn tail_scans_agree_with_the_reference<L: Blocks + std::fmt::Debug>(l
         for _ in 0..200 {
             // Often a stop early, or (mostly) none before the end: tails over many blocks.
             let bytes = if len % 2 == 0 {
-                rng.bytes(len, b"ab/./a.\n%#/?x\xc3\xa9 \r\n")
+                rng.bytes(len, b"ab/./a.\n%#/?xQ\xc3\xa9 \r\n")
             } else {
                 rng.bytes_from(len, b"ab/./a.%/?x_-~:@!$&'()*+,;=ABCDEFG", len % 4 == 1)
             };
             for from in [0, len / 4, len / 2, len] {
                 assert_eq!(
-                    scan_tail::<_, false>(lanes, &bytes, from),
-                    scan_tail_reference(&bytes, from, false),
+                    scan_tail::<_, 0>(lanes, &bytes, from),
+                    scan_tail_reference(&bytes, from, 0),
                     "{lanes:?} {bytes:?} from {from}"
                 );
                 assert_eq!(
-                    scan_tail::<_, true>(lanes, &bytes, from),
-                    scan_tail_reference(&bytes, from, true),
+                    scan_tail::<_, { look::MARKS | look::UPPER }>(lanes, &bytes, from),
+                    scan_tail_reference(&bytes, from, look::MARKS | look::UPPER),
                     "{lanes:?} {bytes:?} from {from}"
                 );
             }

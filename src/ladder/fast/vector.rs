@@ -87,6 +87,12 @@ pub(super) fn marks<V: Vector>(b: &[u8], i: usize) -> u32 {
     eq_byte(v, b'?').or(eq_byte(v, b';')).bits()
 }
 
+/// [`super::blocks::Blocks::upper`] with vectors of type `V`.
+#[inline(always)]
+pub(super) fn upper<V: Vector>(b: &[u8], i: usize) -> u32 {
+    within(V::load(b, i), b'A', 26).bits()
+}
+
 /// [`super::blocks::Blocks::host_masks`] with vectors of type `V`.
 #[inline(always)]
 pub(super) fn host_masks<V: Vector>(b: &[u8], i: usize) -> HostMasks {
