@@ -17,6 +17,7 @@
 
 use crate::iri::chars;
 use crate::iri::find::find;
+use crate::iri::ulabel;
 use idna::uts46::{verify_dns_length, AsciiDenyList, DnsLength, ErrorPolicy, Hyphens, Uts46};
 
 // ---------------------------------------------------------------------------------------
@@ -524,25 +525,14 @@ fn dns_host_slow(
 
     let start = out.len();
     let mut ascii_side = String::new();
-    let result = Uts46::new().process(
-        text.as_bytes(),
-        DENY,
-        HYPHENS,
-        ErrorPolicy::FailFast,
-        |_, _, _| form == HostForm::Unicode,
-        out,
-        Some(&mut ascii_side),
-    );
-    let ok = match result {
-        Ok(idna::uts46::ProcessingSuccess::Passthrough) => {
-            // The input was already the output (ASCII, lowercase, valid).
-            out.truncate(start);
-            out.push_str(text);
-            true
-        }
-        Ok(idna::uts46::ProcessingSuccess::WroteToSink) => true,
-        Err(_) => false,
+    // The host's two forms where its labels are what UTS #46 makes of them (most hosts);
+    // UTS #46 itself for the others. `ascii_side` gets the ToASCII form when `out` gets
+    // the ToUnicode one.
+    let kept = match form {
+        HostForm::Ascii => ulabel::write_kept_forms(text, None, out),
+        HostForm::Unicode => ulabel::write_kept_forms(text, Some(out), &mut ascii_side),
     };
+    let ok = kept || uts46(text, form, out, &mut ascii_side);
     let ok = ok && {
         // `ascii_side` is filled only when `out` got non-ASCII (Unicode) output; otherwise
         // what `out` got is the ToASCII form itself.
@@ -567,6 +557,32 @@ fn dns_host_slow(
         });
     }
     Ok(())
+}
+
+/// UTS #46 processing of `text` (steps 4 and 5 of [`dns_host`]): `form` appended to
+/// `out`, and the ToASCII form to `ascii_side` when `out` got the ToUnicode form and it is
+/// not ASCII. Returns whether it succeeded (`out` may hold part of a result otherwise).
+fn uts46(text: &str, form: HostForm, out: &mut String, ascii_side: &mut String) -> bool {
+    let start = out.len();
+    let result = Uts46::new().process(
+        text.as_bytes(),
+        DENY,
+        HYPHENS,
+        ErrorPolicy::FailFast,
+        |_, _, _| form == HostForm::Unicode,
+        out,
+        Some(ascii_side),
+    );
+    match result {
+        Ok(idna::uts46::ProcessingSuccess::Passthrough) => {
+            // The input was already the output (ASCII, lowercase, valid).
+            out.truncate(start);
+            out.push_str(text);
+            true
+        }
+        Ok(idna::uts46::ProcessingSuccess::WroteToSink) => true,
+        Err(_) => false,
+    }
 }
 
 /// Whether `c` may appear raw (not percent-encoded) in an `ireg-name` as the U-label form

@@ -9,7 +9,8 @@
 //!   RFC 3986 §3, §4) and [`components`], the five components it splits a reference into;
 //! - [`percent`]: percent-encoding and the IRI/URI character mapping (RFC 3986 §2.1, §6.2.2.2;
 //!   RFC 3987 §3.1, §3.2);
-//! - [`host`]: IP literals (RFC 3986 §3.2.2, RFC 5952) and IDNA (RFC 3987 §3.1 ToASCII);
+//! - [`host`]: IP literals (RFC 3986 §3.2.2, RFC 5952) and IDNA (RFC 3987 §3.1 ToASCII),
+//!   with `ulabel` (hosts UTS #46 keeps as they are) and `punycode` (RFC 3492) beside it;
 //! - [`path`] and [`mod@resolve`]: dot segments and reference resolution (RFC 3986 §5.2);
 //! - [`convert`]: the IRI → URI mapping and URI → IRI conversion (RFC 3987 §3.1, §3.2);
 //! - [`scheme`]: what each scheme's RFC defines (default port, DNS hosts, empty path), the
@@ -29,6 +30,9 @@ pub mod host;
 pub mod parse;
 pub mod path;
 pub mod percent;
+pub(crate) mod punycode;
 pub mod repair;
 pub mod resolve;
 pub mod scheme;
+pub(crate) mod ulabel;
+mod ulabel_table;
