@@ -42,6 +42,8 @@ struct Scratch {
     chunk_keys: FingerprintSet,
     /// The formatter of the output records.
     rows: RowWriter,
+    /// When the fast path is tried.
+    backoff: Backoff,
 }
 
 impl Scratch {
@@ -52,6 +54,71 @@ impl Scratch {
             key: String::new(),
             chunk_keys: FingerprintSet::default(),
             rows: RowWriter::new(options.format()),
+            backoff: Backoff::default(),
+        }
+    }
+}
+
+/// When a worker asks the fast path about the line at hand. After [`Backoff::REFUSALS`]
+/// lines in a row that it did not take, the worker hands lines straight to the operation
+/// for a while ([`Backoff::FIRST`] lines, twice as many each time the line tried after
+/// them is refused too, up to [`Backoff::MOST`]), so that an input whose lines are mostly
+/// not canonical does not pay for a scan of each line that ends in the full ladder anyway.
+/// A line the fast path takes starts the count again. Either way a line gets the same
+/// result: the fast path takes a line only where the operation would give the line itself.
+#[derive(Debug)]
+struct Backoff {
+    /// Lines refused in a row (at most `REFUSALS - 1` once lines have been skipped).
+    refused: u32,
+    /// Lines still to hand straight to the operation.
+    skip: u32,
+    /// How many to skip after the next refusal that reaches `REFUSALS`.
+    next: u32,
+}
+
+impl Default for Backoff {
+    fn default() -> Self {
+        Backoff {
+            refused: 0,
+            skip: 0,
+            next: Backoff::FIRST,
+        }
+    }
+}
+
+impl Backoff {
+    /// Refusals in a row before lines are skipped.
+    const REFUSALS: u32 = 8;
+    /// Lines skipped the first time.
+    const FIRST: u32 = 16;
+    /// The most lines skipped at once.
+    const MOST: u32 = 1024;
+
+    /// Whether to ask the fast path about the line at hand (each `false` skips one line).
+    #[inline]
+    fn tries(&mut self) -> bool {
+        if self.skip == 0 {
+            return true;
+        }
+        self.skip -= 1;
+        false
+    }
+
+    /// The fast path took lines.
+    #[inline]
+    fn taken(&mut self) {
+        self.refused = 0;
+        self.next = Backoff::FIRST;
+    }
+
+    /// The fast path refused a line.
+    #[inline]
+    fn refused(&mut self) {
+        self.refused += 1;
+        if self.refused >= Backoff::REFUSALS {
+            self.skip = self.next;
+            self.next = (self.next * 2).min(Backoff::MOST);
+            self.refused = Backoff::REFUSALS - 1;
         }
     }
 }
@@ -206,11 +273,17 @@ impl<'a> Worker<'a> {
         while pass.start < pass.data.len() {
             // The end (line feed) of the line at `start`, once it has been looked for.
             let mut line_end = None;
-            if let Some(text) = pass.text {
+            let text = pass.text.filter(|_| scratch.backoff.tries());
+            if let Some(text) = text {
+                let before = pass.start;
                 if self.pass_lines(text, pass, scratch) {
                     break;
                 }
+                if pass.start != before {
+                    scratch.backoff.taken();
+                }
                 if pass.writes_runs && self.key_lines(text, pass) {
+                    scratch.backoff.taken();
                     continue;
                 }
                 // The line at `start` does not pass as a line that ends in a line feed alone.
@@ -221,8 +294,10 @@ impl<'a> Worker<'a> {
                 let try_alone =
                     end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
                 if try_alone && self.pass_line(text, pass, scratch) {
+                    scratch.backoff.taken();
                     continue;
                 }
+                scratch.backoff.refused();
             }
             pass.flush_run();
             let end = line_end.unwrap_or_else(|| pass.line_end());
@@ -605,6 +680,59 @@ mod tests {
         assert_eq!(String::from_utf8_lossy(&chunk.out), want);
         assert_eq!(chunk.report.stats.invalid_of(ErrorKind::TooLong), 1);
         assert_eq!(chunk.report.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn the_fast_path_is_skipped_for_a_while_after_refusals_in_a_row() {
+        let mut b = Backoff::default();
+        let skipped = |b: &mut Backoff| (0..5000).take_while(|_| !b.tries()).count();
+        for _ in 0..Backoff::REFUSALS - 1 {
+            assert!(b.tries());
+            b.refused();
+        }
+        assert!(b.tries());
+        b.refused();
+        assert_eq!(skipped(&mut b), 16);
+        // Refused again after the skip: twice as many, up to the most.
+        for want in [32, 64, 128, 256, 512, 1024, 1024] {
+            b.refused();
+            assert_eq!(skipped(&mut b), want);
+        }
+        // Taken: the count starts again.
+        b.taken();
+        for _ in 0..Backoff::REFUSALS - 1 {
+            b.refused();
+            assert!(b.tries());
+        }
+        b.refused();
+        assert_eq!(skipped(&mut b), 16);
+    }
+
+    #[test]
+    fn skipping_the_fast_path_changes_no_output() {
+        // Refused lines, enough in a row for the worker to skip the fast path, then lines
+        // that pass through, some of them handed to the operation while it is skipped; and
+        // the same again.
+        let (mut data, mut want) = (Vec::new(), Vec::new());
+        for _ in 0..2 {
+            for _ in 0..20 {
+                data.extend_from_slice(b"Cc\n");
+                want.extend_from_slice(b"CC\n");
+            }
+            for _ in 0..100 {
+                data.extend_from_slice(b"bb\n");
+                want.extend_from_slice(b"bb\n");
+            }
+        }
+        let chunk = process(&data, ChunkKind::Lines, &EngineOptions::default());
+        let parts = output_parts(&data, &chunk.out, &chunk.verbatim_runs);
+        assert_eq!(parts.concat(), want);
+        let stats = &chunk.report.stats;
+        assert_eq!((stats.records, stats.changed), (240, 40));
+        // Some lines that pass through were written by the operation, not as runs.
+        let in_runs: usize = chunk.verbatim_runs.iter().map(|r| r.data.len()).sum();
+        assert!(in_runs < 200 * 3, "{in_runs}");
+        assert!(in_runs > 100 * 3, "{in_runs}");
     }
 
     #[test]
