@@ -108,6 +108,10 @@ pub struct ParamFilter {
     names: Vec<String>,
     match_case: bool,
     value: ValueCondition,
+    /// The bytes a matching name can start with (lowercase unless `match_case`), one bit
+    /// each: a quick "certainly not" for most names before the patterns are tried. All
+    /// ones when a pattern starts with `*`.
+    first_bytes: [u64; 4],
 }
 
 impl ParamFilter {
@@ -143,10 +147,18 @@ impl ParamFilter {
         if names.is_empty() {
             return Err(ParamFilterError::NoNames);
         }
+        let mut first_bytes = [0u64; 4];
+        for n in &names {
+            match n.as_bytes().first() {
+                Some(b'*') | None => first_bytes = [u64::MAX; 4],
+                Some(&b) => first_bytes[usize::from(b >> 6)] |= 1 << (b & 63),
+            }
+        }
         Ok(ParamFilter {
             names,
             match_case,
             value,
+            first_bytes,
         })
     }
 
@@ -185,6 +197,14 @@ impl ParamFilter {
             encoded.as_bytes()
         };
         let ci = !self.match_case;
+        // Patterns are lowercase unless `match_case`, and only `*` matches more than itself:
+        // a name whose first byte no pattern starts with matches none.
+        if let Some(&b) = name.first() {
+            let b = if ci { b.to_ascii_lowercase() } else { b };
+            if self.first_bytes[usize::from(b >> 6)] >> (b & 63) & 1 == 0 {
+                return false;
+            }
+        }
         self.names
             .iter()
             .any(|p| glob_match(p.as_bytes(), name, ci))
@@ -371,6 +391,30 @@ mod prefix_tests {
         let mut any = NamePrefixes::default();
         any.add(&ParamFilter::new(&["*_ref"]).unwrap());
         assert!(any.may_match(b"id"));
+    }
+
+    #[test]
+    fn the_first_byte_test_never_changes_a_match() {
+        let names = [
+            "", "a", "A", "utm_source", "UTM_x", "Utm", "gclid", "_ga", "x_ref", "%C3%A9t%C3%A9",
+            "été", "sid", "SID", "s", "zz", "__hstc", "1", "~a",
+        ];
+        let filters = [
+            ParamFilter::new(&["utm_*", "gclid", "_ga"]).unwrap(),
+            ParamFilter::new(&["*_ref", "sid"]).unwrap(),
+            ParamFilter::new(&["été", "__hs*"]).unwrap(),
+            ParamFilter::with(&["Utm*", "sid"], true, ValueCondition::default()).unwrap(),
+        ];
+        for f in &filters {
+            for name in names {
+                let mut encoded = String::new();
+                push_ascii_form(name, &mut encoded);
+                let globbed = f
+                    .names()
+                    .any(|p| glob_match(p.as_bytes(), encoded.as_bytes(), !f.match_case));
+                assert_eq!(f.matches_name(name), globbed, "{name} {f:?}");
+            }
+        }
     }
 }
 
