@@ -359,6 +359,11 @@ const DNS_LENGTH: DnsLength = DnsLength::VerifyAllowRootDot;
 ///
 ///    UTS #46 mapping treats U+002E, U+3002, U+FF0E and U+FF61 all as label separators
 ///    (RFC 3490 §3.1 step 1) and writes them as `.`.
+///
+///    A host whose labels UTS #46 keeps as they are (valid code points in NFC, none
+///    right-to-left, no joiner, no hyphen first or last, no mark first, `xn--` labels that
+///    decode to such labels) gets its two forms without running it
+///    (`iri::ulabel`, checked against UTS #46 by its tests): the same result.
 /// 5. [`HostForm::Ascii`] appends the _ToASCII_ result; [`HostForm::Unicode`] appends the
 ///    _ToUnicode_ result, but only if every character of it may stand raw in an `ireg-name`
 ///    (`iunreserved`, RFC 3987 §2.2: ASCII unreserved or `ucschar`, and not a bidi
