@@ -396,8 +396,24 @@ mod prefix_tests {
     #[test]
     fn the_first_byte_test_never_changes_a_match() {
         let names = [
-            "", "a", "A", "utm_source", "UTM_x", "Utm", "gclid", "_ga", "x_ref", "%C3%A9t%C3%A9",
-            "été", "sid", "SID", "s", "zz", "__hstc", "1", "~a",
+            "",
+            "a",
+            "A",
+            "utm_source",
+            "UTM_x",
+            "Utm",
+            "gclid",
+            "_ga",
+            "x_ref",
+            "%C3%A9t%C3%A9",
+            "été",
+            "sid",
+            "SID",
+            "s",
+            "zz",
+            "__hstc",
+            "1",
+            "~a",
         ];
         let filters = [
             ParamFilter::new(&["utm_*", "gclid", "_ga"]).unwrap(),
