@@ -109,6 +109,15 @@ pub trait Operation: Sync {
         let _ = (rest, max_line, out);
         KeyRun::default()
     }
+
+    /// Whether every record [`Operation::pass_through`] (or
+    /// [`Operation::pass_through_lines`]) takes holds only printable characters: no control
+    /// character, no space, no `"` and no `\`, the bytes the tsv and jsonl outputs escape.
+    /// The engine then copies such a record into those rows without looking for them. The
+    /// default says nothing (`false`).
+    fn passes_printable_records(&self) -> bool {
+        false
+    }
 }
 
 /// What [`Operation::key_lines`] wrote: how much of the input it took, and the counts the
@@ -161,6 +170,12 @@ impl Operation for Normalizer {
 
     fn pass_through_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
         self.canonical_lines(rest, max_line)
+    }
+
+    /// The fast path takes no record holding a control character, a space, `"` or `\`:
+    /// no component allows them raw (SPEC §8).
+    fn passes_printable_records(&self) -> bool {
+        true
     }
 
     fn key_lines(&self, rest: &str, max_line: usize, out: &mut Vec<u8>) -> KeyRun {

@@ -259,6 +259,30 @@ pub(crate) struct Record<'a> {
     pub(crate) result: Result<&'a str, &'a Error>,
     /// The warnings about a valid record (written in jsonl only).
     pub(crate) warnings: &'a [Warning],
+    /// The record passed through an operation whose records that pass through are
+    /// printable ([`crate::stream::Operation::passes_printable_records`]): it is its own
+    /// key and holds no byte a format escapes, so its fields are copied without a scan.
+    pub(crate) passed: bool,
+}
+
+impl<'a> Record<'a> {
+    /// A valid record: its line number, its input, its key, the warnings about it, and
+    /// whether it passed through as a printable record ([`Record::passed`]).
+    pub(crate) fn valid(
+        line: u64,
+        input: &'a [u8],
+        key: &'a str,
+        warnings: &'a [Warning],
+        passed: bool,
+    ) -> Self {
+        Record {
+            line,
+            input,
+            result: Ok(key),
+            warnings,
+            passed,
+        }
+    }
 }
 
 /// Formats records into a caller's buffer, keeping what repeats from one record to the
@@ -333,6 +357,7 @@ impl RowWriter {
             line,
             input,
             result,
+            passed,
             ..
         } = record;
         if self.format.with_filename {
@@ -341,7 +366,12 @@ impl RowWriter {
             out.push(b'\t');
         }
         let escaped_input = out.len();
-        push_tsv_field(out, input);
+        if passed {
+            debug_assert!(tsv_next(input).is_none(), "a record that passed through");
+            out.extend_from_slice(input);
+        } else {
+            push_tsv_field(out, input);
+        }
         let escaped_input = escaped_input..out.len();
         out.push(b'\t');
         match result {
@@ -367,6 +397,7 @@ impl RowWriter {
             input,
             result,
             warnings,
+            passed,
         } = record;
         out.extend_from_slice(&self.head);
         out.extend_from_slice(self.line.of(line));
@@ -376,6 +407,10 @@ impl RowWriter {
         let same = result.ok().filter(|key| same_bytes(key.as_bytes(), input));
         let escaped_input = out.len();
         match same {
+            Some(_) if passed => {
+                debug_assert!(json_next(input).is_none(), "a record that passed through");
+                out.extend_from_slice(input);
+            }
             Some(key) => push_json_str(out, key),
             None => push_json_bytes(out, input),
         }
@@ -720,8 +755,32 @@ mod tests {
             input,
             result,
             warnings,
+            passed: false,
         };
         rows.write(out, record);
+    }
+
+    #[test]
+    fn a_record_that_passed_through_is_written_as_any_other() {
+        for mode in [OutputMode::Jsonl, OutputMode::Tsv] {
+            for input in [
+                "http://a/b?c=d#e",
+                "urn:x:y",
+                "http://\u{e9}.example/\u{e9}",
+            ] {
+                let row = |passed| {
+                    let mut rows = RowWriter::new(format(mode));
+                    rows.start_input(0, FILE);
+                    let mut out = Vec::new();
+                    rows.write(
+                        &mut out,
+                        Record::valid(3, input.as_bytes(), input, &[], passed),
+                    );
+                    out
+                };
+                assert_eq!(row(true), row(false), "{input}");
+            }
+        }
     }
 
     fn record(mode: OutputMode, input: &[u8], result: Result<&str, &Error>) -> String {
@@ -978,6 +1037,7 @@ mod tests {
                     input: b"a",
                     result: Ok("a"),
                     warnings: &[],
+                    passed: input == 1,
                 };
                 rows.write(&mut out, record);
             }

@@ -30,6 +30,9 @@ pub(super) struct Worker<'a> {
     options: EngineOptions,
     /// The names of the inputs, for the rows that carry them.
     names: &'a [String],
+    /// The records that pass through are printable
+    /// ([`Operation::passes_printable_records`]).
+    printable: bool,
 }
 
 /// Buffers each worker reuses from record to record.
@@ -184,6 +187,7 @@ impl<'a> Worker<'a> {
             op,
             options: options.clone(),
             names,
+            printable: op.passes_printable_records(),
         }
     }
 
@@ -340,7 +344,8 @@ impl<'a> Worker<'a> {
             // Slicing at a line feed is always on a char boundary.
             let line = &lines[start..end];
             let raw = line.as_bytes();
-            self.write_valid(pass.line, raw, line, &[], keys, rows, pass.out, pass.report);
+            let record = Record::valid(pass.line, raw, line, &[], self.printable);
+            self.write_valid(record, keys, rows, pass.out, pass.report);
             pass.line += 1;
             start = end + 1;
         }
@@ -389,7 +394,8 @@ impl<'a> Worker<'a> {
             let (raw, key) = (&pass.data[pass.start..end], &rest[..n]);
             let keys = &mut scratch.chunk_keys;
             let (rows, out, report) = (&mut scratch.rows, &mut *pass.out, &mut *pass.report);
-            self.write_valid(pass.line, raw, key, &[], keys, rows, out, report);
+            let record = Record::valid(pass.line, raw, key, &[], self.printable);
+            self.write_valid(record, keys, rows, out, report);
             pass.line += 1;
             pass.start = end + terminator.max(1);
         }
@@ -483,7 +489,8 @@ impl<'a> Worker<'a> {
                     report.stats.changed += 1;
                 }
                 let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
-                self.write_valid(line, raw, key, warnings, keys, rows, out, report);
+                let record = Record::valid(line, raw, key, warnings, false);
+                self.write_valid(record, keys, rows, out, report);
                 true
             }
             Err(error) => {
@@ -506,6 +513,7 @@ impl<'a> Worker<'a> {
                             input,
                             result: Err(&error),
                             warnings: &[],
+                            passed: false,
                         };
                         scratch.rows.write(out, record);
                     }
@@ -525,25 +533,16 @@ impl<'a> Worker<'a> {
     /// written at all (`chunk_keys` holds the chunk's keys so far); with `stats` alone, the
     /// key goes into the chunk's sketch.
     #[inline]
-    #[allow(clippy::too_many_arguments)]
     fn write_valid(
         &self,
-        line: u64,
-        raw: &[u8],
-        key: &str,
-        warnings: &[Warning],
+        record: Record<'_>,
         chunk_keys: &mut FingerprintSet,
         rows: &mut RowWriter,
         out: &mut Vec<u8>,
         report: &mut Report,
     ) {
         let start = out.len();
-        let record = Record {
-            line,
-            input: raw,
-            result: Ok(key),
-            warnings,
-        };
+        let key = record.result.unwrap_or_default();
         rows.write(out, record);
         report.stats.keys_written += 1;
         if self.options.unique {
