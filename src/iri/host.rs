@@ -623,6 +623,7 @@ fn percent_decode(b: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::iri::test_rng::Rng;
 
     fn to_ascii(h: &str) -> Result<String, IdnaFailure> {
         let mut out = String::from("prefix|");
@@ -1130,26 +1131,20 @@ mod tests {
         hosts.push(format!("{}.a", vec!["c".repeat(62); 4].join(".")));
 
         let alphabet = b"aAzZ09-._xXnN~!*";
-        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
         for _ in 0..400 {
-            let len = (next() % 12) as usize;
+            let len = (rng.next() % 12) as usize;
             let mut s = String::new();
             for _ in 0..len {
-                s.push(alphabet[(next() % alphabet.len() as u64) as usize] as char);
+                s.push(alphabet[(rng.next() % alphabet.len() as u64) as usize] as char);
             }
-            if next() % 4 == 0 {
+            if rng.next() % 4 == 0 {
                 s.insert_str(0, "xn--");
             }
-            if next() % 3 == 0 {
+            if rng.next() % 3 == 0 {
                 s.push_str(".com");
             }
-            if next() % 5 == 0 {
+            if rng.next() % 5 == 0 {
                 s.push('.');
             }
             hosts.push(s);

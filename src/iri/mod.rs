@@ -34,5 +34,7 @@ pub(crate) mod punycode;
 pub mod repair;
 pub mod resolve;
 pub mod scheme;
+#[cfg(test)]
+pub(crate) mod test_rng;
 pub(crate) mod ulabel;
 mod ulabel_table;

@@ -373,6 +373,7 @@ fn push_escaped_label(label: &[u8], out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::iri::test_rng::Rng;
 
     #[test]
     fn basic_forms() {
@@ -417,13 +418,8 @@ mod tests {
     /// A little generator of the hosts the fast path hands the LDH writers: labels of
     /// `a-z 0-9 -` of 1 to 20 bytes (and now and then a trailing root dot), under 64 bytes.
     fn ldh_hosts() -> Vec<String> {
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut next = move |n: u64| rng.next() % n;
         let mut hosts = vec![String::new(), "a".into(), "com.".into(), "a.b".into()];
         while hosts.len() < 3000 {
             let mut h = String::new();

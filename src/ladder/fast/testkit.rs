@@ -1,5 +1,5 @@
-//! What the tests of every backend share: a deterministic generator of bytes, and the
-//! checks that a backend agrees with the portable reference.
+//! What the tests of every backend share: the checks that a backend agrees with the
+//! portable reference.
 
 use super::authority::is_lowercase_ldh_host;
 use super::blocks::Blocks;
@@ -7,38 +7,8 @@ use super::scalar;
 use super::tail::{look, scan_tail, scan_tail_reference};
 use super::{Backend, FastPath};
 use crate::iri::scheme::lookup;
+use crate::iri::test_rng::Rng;
 use crate::ladder::{Level, Options};
-
-/// A deterministic xorshift generator.
-pub(super) struct Rng(pub(super) u64);
-
-impl Rng {
-    pub(super) fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    /// `len` bytes, mostly from `alphabet`, sometimes any byte at all.
-    pub(super) fn bytes(&mut self, len: usize, alphabet: &[u8]) -> Vec<u8> {
-        self.bytes_from(len, alphabet, true)
-    }
-
-    /// `len` bytes from `alphabet`, and with `wild` sometimes any byte at all.
-    pub(super) fn bytes_from(&mut self, len: usize, alphabet: &[u8], wild: bool) -> Vec<u8> {
-        (0..len)
-            .map(|_| {
-                let r = self.next();
-                if wild && r % 13 == 0 {
-                    (r >> 8) as u8
-                } else {
-                    alphabet[(r >> 8) as usize % alphabet.len()]
-                }
-            })
-            .collect()
-    }
-}
 
 /// The masks of `lanes` are those of the scalar reference: every byte value in every
 /// position, random blocks, at the start of a text, further on and at its end.
