@@ -243,17 +243,7 @@ mod tests {
             return false;
         }
         let text = format!("a{c}a");
-        let mut out = String::new();
-        let result = Uts46::new().process(
-            text.as_bytes(),
-            AsciiDenyList::STD3,
-            Hyphens::CheckFirstLast,
-            ErrorPolicy::FailFast,
-            |_, _, _| true,
-            &mut out,
-            None,
-        );
-        result.is_ok() && out == text
+        uts46(&text, true).is_some_and(|unicode| unicode == text)
     }
 
     /// Whether a kept code point is simple: Canonical_Combining_Class 0 and NFC_Quick_Check
@@ -324,26 +314,29 @@ mod tests {
         std::fs::write(TABLE_PATH, table_source(&kept_ranges())).unwrap();
     }
 
+    /// `host` as UTS #46 (with the settings of [`crate::iri::host`]) writes it, in its
+    /// ToUnicode form or its ToASCII form, or `None` where it fails.
+    fn uts46(host: &str, unicode: bool) -> Option<String> {
+        let mut out = String::new();
+        let result = Uts46::new().process(
+            host.as_bytes(),
+            AsciiDenyList::STD3,
+            Hyphens::CheckFirstLast,
+            ErrorPolicy::FailFast,
+            |_, _, _| unicode,
+            &mut out,
+            None,
+        );
+        match result {
+            Ok(idna::uts46::ProcessingSuccess::Passthrough) => Some(host.to_owned()),
+            Ok(idna::uts46::ProcessingSuccess::WroteToSink) => Some(out),
+            Err(_) => None,
+        }
+    }
+
     /// Both forms of `host` as UTS #46 gives them, or `None` where it fails.
     fn uts46_forms(host: &str) -> Option<(String, String)> {
-        let run = |unicode: bool| {
-            let mut out = String::new();
-            let result = Uts46::new().process(
-                host.as_bytes(),
-                AsciiDenyList::STD3,
-                Hyphens::CheckFirstLast,
-                ErrorPolicy::FailFast,
-                |_, _, _| unicode,
-                &mut out,
-                None,
-            );
-            match result {
-                Ok(idna::uts46::ProcessingSuccess::Passthrough) => Some(host.to_owned()),
-                Ok(idna::uts46::ProcessingSuccess::WroteToSink) => Some(out),
-                Err(_) => None,
-            }
-        };
-        Some((run(true)?, run(false)?))
+        Some((uts46(host, true)?, uts46(host, false)?))
     }
 
     /// Checks `host` against UTS #46: kept only with the forms it gives. Returns whether

@@ -226,23 +226,20 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     if options.trailing_comma && !host.is_empty() {
         out.push(b',');
     }
-    if let Some(port) = parts.port.filter(|p| !p.is_empty()) {
-        out.push(b':');
-        out.extend_from_slice(port);
-    }
-    out.push(b')');
-    let rest = out.len();
-    out.extend_from_slice(parts.rest);
-    if !(options.keep_case || parts.rest_is_lowercase) {
-        out[rest..].make_ascii_lowercase();
-    }
+    let lowercase_rest = !(options.keep_case || parts.rest_is_lowercase);
+    push_port_and_rest(
+        parts.port.unwrap_or_default(),
+        parts.rest,
+        lowercase_rest,
+        out,
+    );
 }
 
 /// [`write_surt_of_parts`] for the common key of the fast path, inline: a registered name of
 /// `a-z 0-9 - .` under 64 bytes that is not an IPv4 address (with its dots at the set bits
 /// of `dots`), a port (empty for none), and the path, query and fragment, lowercased when
 /// `lowercase_rest`; no scheme written, no trailing comma. It writes exactly what
-/// [`write_surt_of_parts`] writes for those pieces (tested below).
+/// [`write_surt_of_parts`] writes for those pieces (tested below), sharing its tail.
 #[inline(always)]
 pub(crate) fn write_ldh_surt(
     host: &[u8],
@@ -254,6 +251,13 @@ pub(crate) fn write_ldh_surt(
 ) {
     out.reserve(host.len() + port.len() + rest.len() + 2);
     push_reversed_ldh(host, dots, out);
+    push_port_and_rest(port, rest, lowercase_rest, out);
+}
+
+/// What follows the host in every SURT: `:` and the port unless it is empty, `)`, then the
+/// path, query and fragment, lowercased when asked.
+#[inline(always)]
+fn push_port_and_rest(port: &[u8], rest: &[u8], lowercase_rest: bool, out: &mut Vec<u8>) {
     if !port.is_empty() {
         out.push(b':');
         out.extend_from_slice(port);

@@ -367,8 +367,7 @@ impl RowWriter {
         }
         let escaped_input = out.len();
         if passed {
-            debug_assert!(tsv_next(input).is_none(), "a record that passed through");
-            out.extend_from_slice(input);
+            push_unescaped(out, input, tsv_next);
         } else {
             push_tsv_field(out, input);
         }
@@ -407,10 +406,7 @@ impl RowWriter {
         let same = result.ok().filter(|key| same_bytes(key.as_bytes(), input));
         let escaped_input = out.len();
         match same {
-            Some(_) if passed => {
-                debug_assert!(json_next(input).is_none(), "a record that passed through");
-                out.extend_from_slice(input);
-            }
+            Some(_) if passed => push_unescaped(out, input, json_next),
             Some(key) => push_json_str(out, key),
             None => push_json_bytes(out, input),
         }
@@ -647,6 +643,14 @@ fn push_escaped(
         rest = &rest[i + 1..];
     }
     out.extend_from_slice(rest);
+}
+
+/// Appends `bytes` as they are: a record that passed through ([`Record::passed`]), which
+/// holds none of the bytes `next` finds (checked in debug builds).
+#[inline]
+fn push_unescaped(out: &mut Vec<u8>, bytes: &[u8], next: impl Fn(&[u8]) -> Option<usize>) {
+    debug_assert!(next(bytes).is_none(), "a record that passed through");
+    out.extend_from_slice(bytes);
 }
 
 /// The index of the first byte of `bytes` that [`JSON_ESCAPES`] escapes.
