@@ -545,9 +545,7 @@ impl Normalizer {
             if !trace.warnings.is_empty() {
                 return false;
             }
-            b.after.clear();
-            self.write_form(&b.key, &mut b.after, &mut trace);
-            out.extend_from_slice(b.after.as_bytes());
+            self.write_form_bytes(&b.key, out);
             true
         })
     }
@@ -656,12 +654,21 @@ impl Normalizer {
 
     /// Writes `key`, the key before the form, in the form of the key: itself, or its SURT.
     fn write_form(&self, key: &str, out: &mut String, trace: &mut Tracer<'_>) {
-        if self.options.form == Form::Surt {
-            let start = out.len();
-            surt::write_surt_of_key(key, self.options.surt_scheme, out);
-            note(trace, "record", "surt", key, &out[start..]);
-        } else {
+        if self.options.form != Form::Surt {
             out.push_str(key);
+            return;
+        }
+        let start = out.len();
+        surt::push_written(out, |bytes| self.write_form_bytes(key, bytes));
+        note(trace, "record", "surt", key, &out[start..]);
+    }
+
+    /// [`Normalizer::write_form`] into bytes, without a trace.
+    fn write_form_bytes(&self, key: &str, out: &mut Vec<u8>) {
+        if self.options.form == Form::Surt {
+            surt::write_surt_of_key(key, self.options.surt_scheme, out);
+        } else {
+            out.extend_from_slice(key.as_bytes());
         }
     }
 

@@ -109,17 +109,17 @@ pub(crate) fn write_surt_bytes(key: &str, options: SurtOptions, out: &mut Vec<u8
     }
 }
 
-/// [`write_surt`] for a key the ladder wrote, valid by construction: split into its
+/// [`write_surt`] into bytes, for a key the ladder wrote, valid by construction: split into its
 /// components without checking them again.
-pub(crate) fn write_surt_of_key(key: &str, include_scheme: bool, out: &mut String) {
+pub(crate) fn write_surt_of_key(key: &str, include_scheme: bool, out: &mut Vec<u8>) {
     let options = SurtOptions {
         include_scheme,
         ..SurtOptions::default()
     };
-    push_written(out, |bytes| match IriRef::split_valid(key) {
-        Ok(view) => write_surt_of_view(&view, options, bytes),
-        Err(_) => push_cased(key.as_bytes(), options, bytes),
-    });
+    match IriRef::split_valid(key) {
+        Ok(view) => write_surt_of_view(&view, options, out),
+        Err(_) => push_cased(key.as_bytes(), options, out),
+    }
 }
 
 thread_local! {
