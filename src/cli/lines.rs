@@ -190,6 +190,9 @@ pub(crate) fn run_lines(
     }
     let stdout = io::stdout();
     let is_tty = stdout.is_terminal();
+    if !is_tty {
+        super::pipe::enlarge_stdout();
+    }
     let lock = stdout.lock();
     let mut stderr = io::stderr();
     let result = if is_tty {

@@ -1,7 +1,8 @@
 //! The command line (SPEC §6): argument parsing ([`args`]) and the wiring of each subcommand
 //! to a library operation run by the engine ([`lines`]), plus `--explain` ([`explain`]),
 //! `compare` ([`compare`]), the progress bar ([`progress`]) and what is generated from the
-//! argument definitions: `--version`, shell completions and the manual page ([`about`]).
+//! argument definitions: `--version`, shell completions and the manual page ([`about`]),
+//! and a larger pipe buffer for standard output ([`pipe`]).
 //! Everything here is a thin shell: the library does the work.
 //!
 //! Nothing here panics on a closed or full output: every write goes through an error that
@@ -26,6 +27,7 @@ mod args;
 mod compare;
 mod explain;
 mod lines;
+mod pipe;
 mod progress;
 
 use args::{

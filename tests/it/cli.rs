@@ -1184,3 +1184,38 @@ fn help_fits_80_columns() {
         }
     }
 }
+
+/// On Linux, standard output that is a pipe gets a 1 MiB buffer (fewer wake-ups of a writer
+/// that outruns its reader), where the system's limit allows one.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_pipe_on_stdout_gets_a_larger_buffer() {
+    use std::os::fd::AsRawFd;
+    let limit = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+        .ok()
+        .and_then(|s| s.trim().parse::<i64>().ok());
+    if limit.map_or(true, |l| l < 1 << 20) {
+        return;
+    }
+    let mut child = bin()
+        .args(["normalize", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"HTTP://a/\n")
+        .unwrap();
+    let mut out = child.stdout.take().unwrap();
+    let mut text = String::new();
+    out.read_to_string(&mut text).unwrap();
+    assert_eq!(text, "http://a/\n");
+    // SAFETY: F_GETPIPE_SZ only reads a property of the open descriptor `out` holds.
+    let size = unsafe { libc::fcntl(out.as_raw_fd(), libc::F_GETPIPE_SZ) };
+    assert_eq!(size, 1 << 20);
+    assert!(child.wait().unwrap().success());
+}
