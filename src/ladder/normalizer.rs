@@ -442,14 +442,27 @@ impl Normalizer {
     /// writes the keys of the lines the rules' sieve does not let through in runs of its own,
     /// from the rules' rounds on each record.)
     pub fn canonical_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
+        self.canonical_lines_each(rest, max_line, |_| true)
+    }
+
+    /// [`Normalizer::canonical_lines`], with each line of the run (without its line feed)
+    /// handed to `each` as it is found, until `each` says `false` (the engine's rows,
+    /// [`crate::stream::Operation::pass_through_each_line`]).
+    #[inline]
+    pub(crate) fn canonical_lines_each(
+        &self,
+        rest: &str,
+        max_line: usize,
+        mut each: impl FnMut(&str) -> bool,
+    ) -> (usize, u64) {
         if !self.rewrites() {
-            return self.fast.accepts_lines(rest, max_line);
+            return self.fast.take_lines(rest, max_line, |line, _| each(line));
         }
         if self.options.form == Form::Surt {
             return (0, 0);
         }
         self.fast.take_lines(rest, max_line, |record, shape| {
-            self.sieve_passes(record, shape)
+            self.sieve_passes(record, shape) && each(record)
         })
     }
 

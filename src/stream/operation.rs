@@ -96,6 +96,33 @@ pub trait Operation: Sync {
         (at, lines)
     }
 
+    /// [`Operation::pass_through_lines`], with each line of the run (without its line feed)
+    /// handed to `line`, in order, until it says `false`: for the rows of the tsv and jsonl
+    /// outputs, which format each line, without a second search for the line feeds. Returns
+    /// the bytes and the lines of the run up to the last line `line` took.
+    ///
+    /// The default runs [`Operation::pass_through_lines`] and then looks for the line
+    /// feeds; an implementation may hand out the lines as it finds them, but must give the
+    /// same lines.
+    fn pass_through_each_line(
+        &self,
+        rest: &str,
+        max_line: usize,
+        line: &mut dyn FnMut(&str) -> bool,
+    ) -> (usize, u64) {
+        let (n, _) = self.pass_through_lines(rest, max_line);
+        let (mut at, mut lines) = (0, 0);
+        for end in memchr::memchr_iter(b'\n', &rest.as_bytes()[..n]) {
+            // Slicing at a line feed is always on a char boundary.
+            if !line(&rest[at..end]) {
+                break;
+            }
+            at = end + 1;
+            lines += 1;
+        }
+        (at, lines)
+    }
+
     /// The results of a run of lines, written at once: for the longest prefix of `rest`
     /// made of whole lines that each are at most `max_line` bytes long, end in a line feed
     /// alone, and hold a record that needs no repair, is valid and has a result without a
@@ -172,6 +199,15 @@ impl Operation for Normalizer {
         self.canonical_lines(rest, max_line)
     }
 
+    fn pass_through_each_line(
+        &self,
+        rest: &str,
+        max_line: usize,
+        line: &mut dyn FnMut(&str) -> bool,
+    ) -> (usize, u64) {
+        self.canonical_lines_each(rest, max_line, line)
+    }
+
     /// The fast path takes no record holding a control character, a space, `"` or `\`:
     /// no component allows them raw (SPEC §8).
     fn passes_printable_records(&self) -> bool {
@@ -235,5 +271,35 @@ pub(super) mod tests {
         assert_eq!(op.pass_through_lines("\naa\n", 10), (0, 0));
         assert_eq!(op.pass_through_lines("", 10), (0, 0));
         assert_eq!(upper.pass_through_lines("aa\n", 10), (0, 0));
+    }
+
+    /// The lines `pass_through_each_line` hands out, and what it returns, when the callback
+    /// takes at most `most` lines.
+    fn each_line(op: &dyn Operation, rest: &str, most: usize) -> (Vec<String>, (usize, u64)) {
+        let mut seen = Vec::new();
+        let run = op.pass_through_each_line(rest, 10, &mut |line| {
+            seen.push(line.to_owned());
+            seen.len() <= most
+        });
+        seen.truncate(most);
+        (seen, run)
+    }
+
+    #[test]
+    fn the_lines_of_a_run_are_handed_out_one_by_one() {
+        let lines = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (seen, run) = each_line(&Lowercase, "aa\nbb\nxx\ncc\n", 9);
+        assert_eq!((seen, run), (lines(&["aa", "bb"]), (6, 2)));
+        // A callback that stops early ends the run at the last line it took.
+        let (seen, run) = each_line(&Lowercase, "aa\nbb\ncc\n", 1);
+        assert_eq!((seen, run), (lines(&["aa"]), (3, 1)));
+        let (seen, run) = each_line(&upper, "aa\n", 9);
+        assert_eq!((seen, run), (vec![], (0, 0)));
+        // The normalizer hands out its lines as its fast path finds them: the same lines.
+        let n = crate::ladder::Normalizer::new(crate::ladder::Options::default()).unwrap();
+        let text = "http://a/\nhttp://b/c\nHTTP://x/\nhttp://d/\n";
+        let (seen, run) = each_line(&n, text, 9);
+        assert_eq!(run, n.pass_through_lines(text, 10_000));
+        assert_eq!((seen, run), (lines(&["http://a/", "http://b/c"]), (21, 2)));
     }
 }

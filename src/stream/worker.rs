@@ -317,6 +317,10 @@ impl<'a> Worker<'a> {
     /// otherwise each is formatted as a record. Returns whether they reach the end of the chunk.
     #[inline]
     fn pass_lines(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
+        if !pass.writes_runs {
+            self.write_passed(text, pass, scratch);
+            return pass.start == pass.data.len();
+        }
         // Slicing `text` after a line feed is always on a char boundary.
         let rest = &text[pass.start..];
         let max_line = self.options.max_line_bytes;
@@ -324,32 +328,40 @@ impl<'a> Worker<'a> {
         // The contract, checked: whole lines.
         if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
             pass.report.stats.records += lines;
-            if pass.writes_runs {
-                pass.report.stats.keys_written += lines;
-                pass.verbatim(pass.start + n, lines);
-            } else {
-                self.write_passed(&rest[..n], pass, scratch);
-            }
+            pass.report.stats.keys_written += lines;
+            pass.verbatim(pass.start + n, lines);
             return pass.start == pass.data.len();
         }
         false
     }
 
-    /// Formats each of `lines`, whole lines at `start` that pass through (counted already),
-    /// as a valid record that is its own key, and moves past them.
-    fn write_passed(&self, lines: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) {
+    /// Formats each line at `start` that passes through (and ends in a line feed alone) as
+    /// a valid record that is its own key, as the operation hands them out, and moves past
+    /// them.
+    fn write_passed(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) {
+        let rest = &text[pass.start..];
         let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', lines.as_bytes()) {
-            // Slicing at a line feed is always on a char boundary.
-            let line = &lines[start..end];
-            let raw = line.as_bytes();
-            let record = Record::valid(pass.line, raw, line, &[], self.printable);
-            self.write_valid(record, keys, rows, pass.out, pass.report);
-            pass.line += 1;
-            start = end + 1;
-        }
-        pass.start += lines.len();
+        let max_line = self.options.max_line_bytes;
+        let mut at = 0;
+        let (line_number, out, report) = (&mut pass.line, &mut *pass.out, &mut *pass.report);
+        self.op.pass_through_each_line(rest, max_line, &mut |line| {
+            // The contract, checked: each line starts where the one before ended, and is a
+            // whole line of at most `max_line` bytes, not empty.
+            let whole = std::ptr::eq(line.as_ptr(), rest[at..].as_ptr())
+                && !line.is_empty()
+                && line.len() <= max_line
+                && rest.as_bytes().get(at + line.len()) == Some(&b'\n');
+            if !whole {
+                return false;
+            }
+            let record = Record::valid(*line_number, line.as_bytes(), line, &[], self.printable);
+            report.stats.records += 1;
+            self.write_valid(record, keys, rows, out, report);
+            *line_number += 1;
+            at += line.len() + 1;
+            true
+        });
+        pass.start += at;
     }
 
     /// The lines at `start` whose keys the operation writes at once ([`Operation::key_lines`]):

@@ -6,7 +6,7 @@ use super::blocks::Blocks;
 use super::tail::look;
 use super::{FastPath, Shape, Task};
 
-/// The task of [`FastPath::accepts_lines`] and [`FastPath::take_lines`]: the run of lines at
+/// The task of [`FastPath::take_lines`]: the run of lines at
 /// the start of `rest`, each also offered to `take`.
 pub(super) struct Lines<'a, F> {
     pub(super) fast: &'a FastPath,

@@ -50,7 +50,7 @@
 //! of the x86_64 baseline); elsewhere, and as the reference they are tested against, from
 //! a plain loop over the bytes. The rarer classes (`%`, `#`, non-ASCII, a dot segment) are
 //! looked at again, byte by byte, only when the masks say the record holds them.
-//! [`FastPath::accepts_lines`] runs the scan over many lines in one loop, so that a run of
+//! [`FastPath::take_lines`] runs the scan over many lines in one loop, so that a run of
 //! canonical lines costs the engine one call.
 //!
 //! # Layout
@@ -345,17 +345,18 @@ impl FastPath {
         self.shape_of_line(s).filter(|shape| shape.len == s.len())
     }
 
-    /// [`FastPath::accepts_line`] for as many lines as pass in a row: the length of the
-    /// longest prefix of `rest` made of lines that pass, are at most `max_line` bytes long
-    /// and end in a line feed alone (not CRLF), line feeds included, and how many lines
-    /// that is (the engine's `Operation::pass_through_lines`).
+    /// [`FastPath::take_lines`] taking every line that passes (for the tests).
+    #[cfg(test)]
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
         self.take_lines(rest, max_line, |_, _| true)
     }
 
-    /// [`FastPath::accepts_lines`] for the lines that `take` also takes: it is called with
-    /// each line that passes (without its line feed) and its [`Shape`], in order, until it
-    /// says `false`. One loop, in the backend, for the whole run.
+    /// [`FastPath::accepts_line`] for as many lines as pass in a row and are taken by
+    /// `take`: the length of the longest prefix of `rest` made of lines that pass, are at
+    /// most `max_line` bytes long and end in a line feed alone (not CRLF), line feeds
+    /// included, and how many lines that is. `take` is called with each line that passes
+    /// (without its line feed) and its [`Shape`], in order, until it says `false`. One loop,
+    /// in the backend, for the whole run (the engine's `Operation::pass_through_lines`).
     pub(crate) fn take_lines(
         &self,
         rest: &str,
