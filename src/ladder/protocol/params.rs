@@ -179,11 +179,30 @@ impl ParamFilter {
 
     /// Whether the filter matches `param` (`name`, `name=` or `name=value`).
     pub fn matches(&self, param: &str) -> bool {
-        let (name, value) = match param.find('=') {
+        // Most names are told apart by their first byte, before the name is cut out (an
+        // ASCII byte other than `=` starts the name as the patterns see it).
+        if let Some(&b) = param.as_bytes().first() {
+            if b.is_ascii() && b != b'=' && !self.may_start_with(b) {
+                return false;
+            }
+        }
+        // Names are short: a plain search for the `=`.
+        let (name, value) = match param.bytes().position(|b| b == b'=') {
             Some(i) => (&param[..i], Some(&param[i + 1..])),
             None => (param, None),
         };
         self.matches_name(name) && self.value.holds(value)
+    }
+
+    /// Whether some pattern starts with `b` (or a `*`), or may match a name that does.
+    #[inline]
+    fn may_start_with(&self, b: u8) -> bool {
+        let b = if self.match_case {
+            b
+        } else {
+            b.to_ascii_lowercase()
+        };
+        self.first_bytes[usize::from(b >> 6)] >> (b & 63) & 1 != 0
     }
 
     fn matches_name(&self, name: &str) -> bool {
@@ -196,15 +215,12 @@ impl ParamFilter {
             encoded = s;
             encoded.as_bytes()
         };
-        let ci = !self.match_case;
         // Patterns are lowercase unless `match_case`, and only `*` matches more than itself:
         // a name whose first byte no pattern starts with matches none.
-        if let Some(&b) = name.first() {
-            let b = if ci { b.to_ascii_lowercase() } else { b };
-            if self.first_bytes[usize::from(b >> 6)] >> (b & 63) & 1 == 0 {
-                return false;
-            }
+        if name.first().is_some_and(|&b| !self.may_start_with(b)) {
+            return false;
         }
+        let ci = !self.match_case;
         self.names
             .iter()
             .any(|p| glob_match(p.as_bytes(), name, ci))
@@ -429,6 +445,9 @@ mod prefix_tests {
                     .names()
                     .any(|p| glob_match(p.as_bytes(), encoded.as_bytes(), !f.match_case));
                 assert_eq!(f.matches_name(name), globbed, "{name} {f:?}");
+                // The whole pair too (the first byte is looked at before the `=` is found).
+                assert_eq!(f.matches(name), globbed, "{name} {f:?}");
+                assert_eq!(f.matches(&format!("{name}=v")), globbed, "{name} {f:?}");
             }
         }
     }
