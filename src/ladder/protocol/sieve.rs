@@ -53,16 +53,18 @@ impl QuerySieve {
         }
         let mut start = 0;
         loop {
-            let end = find(b'&', &query[start..]).map_or(query.len(), |k| start + k);
-            let pair = &query[start..end];
-            let name = &pair[..find(b'=', pair).unwrap_or(pair.len())];
-            if (pair.is_empty() && self.empty_pairs) || self.names.may_match(name) {
+            let pair = &query[start..];
+            // The prefixes look at two bytes of a name at most: those before a `=` or `&`.
+            let name_bytes = pair.iter().take(2).take_while(|&&c| c != b'=' && c != b'&');
+            let name = &pair[..name_bytes.count()];
+            let empty = matches!(pair.first(), None | Some(b'&'));
+            if (empty && self.empty_pairs) || self.names.may_match(name) {
                 return false;
             }
-            if end == query.len() {
-                return true;
+            match find(b'&', pair) {
+                Some(k) => start += k + 1,
+                None => return true,
             }
-            start = end + 1;
         }
     }
 }
@@ -213,6 +215,10 @@ mod tests {
             "http://example.com/a;jsessionid=1/b",
             "http://example.com/a?utm_source=x",
             "http://example.com/a?",
+            "http://example.com/a?=x&u=1",
+            "http://example.com/a?u&ut=1",
+            "http://example.com/a?x=utm_source",
+            "http://example.com/a?id=1&&",
             "http://example.com/A/b/",
             "http://example.com/a#f",
             "http://example.com/a#f?g;h",
@@ -263,6 +269,10 @@ mod tests {
         assert!(!crawler.passes(&g("/a?sid=1", "example.com", false)));
         assert!(!crawler.passes(&g("/a#?utm_source=1", "example.com", true)));
         assert!(crawler.passes(&g("/a?b;c", "example.com", false)));
+        // Names are told by their first two bytes, up to a `=` or `&`.
+        assert!(crawler.passes(&g("/a?u=utm_source&=1&x", "example.com", false)));
+        assert!(!crawler.passes(&g("/a?x&ut", "example.com", false)));
+        assert!(!crawler.passes(&g("/a?x&&y", "example.com", false)));
         assert!(!crawler.passes(&g("/a;b", "example.com", false)));
         assert!(!crawler.passes(&g("/a#b", "example.com", true)));
         assert!(!crawler.passes(&g("/a", "example.com.", false)));
