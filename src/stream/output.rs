@@ -248,6 +248,12 @@ impl Format {
     }
 }
 
+/// The pieces of a jsonl row between its fields: after the line number, before the key,
+/// and, for a valid record, before its warnings.
+const JSONL_INPUT: &[u8] = b",\"input\":\"";
+const JSONL_KEY: &[u8] = b"\",\"key\":\"";
+const JSONL_NO_ERROR: &[u8] = b"\",\"error\":null,\"warnings\":[";
+
 /// One record to write, as [`RowWriter::write`] takes it.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Record<'a> {
@@ -296,11 +302,8 @@ pub(crate) struct RowWriter {
     format: Format,
     /// The input whose name `head` holds, once one was named.
     input: Option<usize>,
-    /// The start of each row of that input, up to its line number: `{"file":"NAME","line":`
-    /// in jsonl, `NAME<TAB>` in tsv with file names, nothing otherwise.
-    head: Vec<u8>,
-    /// The line number last written.
-    line: Decimal,
+    /// The start of each row of that input, with the line number last written.
+    head: RowHead,
 }
 
 impl RowWriter {
@@ -309,8 +312,7 @@ impl RowWriter {
         RowWriter {
             format,
             input: None,
-            head: Vec::new(),
-            line: Decimal::default(),
+            head: RowHead::default(),
         }
     }
 
@@ -321,20 +323,21 @@ impl RowWriter {
             return;
         }
         self.input = Some(input);
-        self.head.clear();
-        match self.format.mode {
+        let mode = self.format.mode;
+        let with_filename = self.format.with_filename;
+        self.head.start(|head| match mode {
             OutputMode::Key => {}
-            OutputMode::Tsv if !self.format.with_filename => {}
+            OutputMode::Tsv if !with_filename => {}
             OutputMode::Tsv => {
-                push_tsv_field(&mut self.head, name.as_bytes());
-                self.head.push(b'\t');
+                push_tsv_field(head, name.as_bytes());
+                head.push(b'\t');
             }
             OutputMode::Jsonl => {
-                self.head.extend_from_slice(b"{\"file\":\"");
-                push_json_str(&mut self.head, name);
-                self.head.extend_from_slice(b"\",\"line\":");
+                head.extend_from_slice(b"{\"file\":\"");
+                push_json_str(head, name);
+                head.extend_from_slice(b"\",\"line\":");
             }
-        }
+        });
     }
 
     /// Appends one output record to `out`.
@@ -351,6 +354,41 @@ impl RowWriter {
         out.push(self.format.terminator);
     }
 
+    /// [`RowWriter::write`] for a record that passed through ([`Record::passed`]): valid, its
+    /// own key, without warnings, holding no byte a format escapes. The same bytes, written
+    /// without the questions the other records need.
+    #[inline]
+    pub(crate) fn write_passed(&mut self, out: &mut Vec<u8>, line: u64, record: &str) {
+        let r = record.as_bytes();
+        match self.format.mode {
+            OutputMode::Key => out.extend_from_slice(r),
+            OutputMode::Tsv => {
+                if self.format.with_filename {
+                    out.extend_from_slice(self.head.of(line));
+                    out.push(b'\t');
+                }
+                out.reserve(2 * r.len() + 2);
+                out.extend_from_slice(r);
+                out.push(b'\t');
+                out.extend_from_slice(r);
+                out.push(b'\t');
+            }
+            OutputMode::Jsonl => {
+                let head = self.head.of(line);
+                let pieces = JSONL_INPUT.len() + JSONL_KEY.len() + JSONL_NO_ERROR.len() + 2;
+                out.reserve(head.len() + 2 * r.len() + pieces);
+                out.extend_from_slice(head);
+                out.extend_from_slice(JSONL_INPUT);
+                out.extend_from_slice(r);
+                out.extend_from_slice(JSONL_KEY);
+                out.extend_from_slice(r);
+                out.extend_from_slice(JSONL_NO_ERROR);
+                out.extend_from_slice(b"]}");
+            }
+        }
+        out.push(self.format.terminator);
+    }
+
     /// A tsv row, without its terminator.
     fn write_tsv(&mut self, out: &mut Vec<u8>, record: Record<'_>) {
         let Record {
@@ -361,8 +399,7 @@ impl RowWriter {
             ..
         } = record;
         if self.format.with_filename {
-            out.extend_from_slice(&self.head);
-            out.extend_from_slice(self.line.of(line));
+            out.extend_from_slice(self.head.of(line));
             out.push(b'\t');
         }
         let escaped_input = out.len();
@@ -398,9 +435,8 @@ impl RowWriter {
             warnings,
             passed,
         } = record;
-        out.extend_from_slice(&self.head);
-        out.extend_from_slice(self.line.of(line));
-        out.extend_from_slice(b",\"input\":\"");
+        out.extend_from_slice(self.head.of(line));
+        out.extend_from_slice(JSONL_INPUT);
         // A key that is the input (a record that needed no change: most records) shows
         // the input is UTF-8, and its field is the input's field again.
         let same = result.ok().filter(|key| same_bytes(key.as_bytes(), input));
@@ -413,18 +449,13 @@ impl RowWriter {
         let escaped_input = escaped_input..out.len();
         match result {
             Ok(key) => {
-                out.extend_from_slice(b"\",\"key\":\"");
+                out.extend_from_slice(JSONL_KEY);
                 if same.is_some() {
                     out.extend_from_within(escaped_input);
                 } else {
                     push_json_str(out, key);
                 }
-                if warnings.is_empty() {
-                    // Most records: the rest of the row in one piece.
-                    out.extend_from_slice(b"\",\"error\":null,\"warnings\":[]}");
-                    return;
-                }
-                out.extend_from_slice(b"\",\"error\":null,\"warnings\":[");
+                out.extend_from_slice(JSONL_NO_ERROR);
             }
             Err(error) => {
                 out.extend_from_slice(b"\",\"key\":null,\"error\":");
@@ -449,54 +480,71 @@ fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     std::ptr::eq(a, b) || a == b
 }
 
-/// A number kept as its decimal digits, so that moving on to the next number is an
-/// increment of the digits (with a carry now and then), not a conversion.
+/// The start of each row of one input up to and with its line number, in one buffer:
+/// `{"file":"NAME","line":N` in jsonl, `NAME<TAB>N` in tsv with file names, `N` otherwise
+/// (where rows carry no file name, the number is not written). The line number is kept as
+/// decimal digits at the end, so that moving on to the next line is an increment of the
+/// digits (with a carry now and then), not a conversion, and a row starts with one copy.
 #[derive(Clone, Debug)]
-struct Decimal {
-    value: u64,
-    /// The digits of `value`, right-aligned: `digits[start..]`.
-    digits: [u8; 20],
-    start: usize,
+struct RowHead {
+    /// The text before the number, then the number's digits.
+    bytes: Vec<u8>,
+    /// Where the digits start.
+    digits: usize,
+    /// The number the digits spell.
+    line: u64,
 }
 
-impl Default for Decimal {
+impl Default for RowHead {
     fn default() -> Self {
-        Decimal {
-            value: 0,
-            digits: [b'0'; 20],
-            start: 19,
-        }
+        let mut head = RowHead {
+            bytes: Vec::new(),
+            digits: 0,
+            line: 0,
+        };
+        head.start(|_| {});
+        head
     }
 }
 
-impl Decimal {
-    /// The decimal digits of `n`: the digits kept, counted up when `n` is the next number.
+impl RowHead {
+    /// Starts again with the text that `write` writes before the number, and the number 0.
+    fn start(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        self.bytes.clear();
+        write(&mut self.bytes);
+        self.digits = self.bytes.len();
+        self.bytes.push(b'0');
+        self.line = 0;
+    }
+
+    /// The start of the row of line `n`: the digits kept, counted up when `n` is the next
+    /// number.
     #[inline]
     fn of(&mut self, n: u64) -> &[u8] {
-        if self.value.checked_add(1) == Some(n) {
+        if self.line.checked_add(1) == Some(n) {
             self.increment();
-        } else if n != self.value {
-            self.value = n;
-            self.start = decimal_digits(n, &mut self.digits);
+        } else if n != self.line {
+            self.line = n;
+            self.bytes.truncate(self.digits);
+            push_decimal(&mut self.bytes, n);
         }
-        &self.digits[self.start..]
+        &self.bytes
     }
 
-    /// Adds 1 to `value` and its digits (which never overflow: `value` stays a `u64`, and
-    /// the largest has 20 digits).
+    /// Adds 1 to `line` and its digits (`line` stays a `u64`: the caller asks for `line + 1`
+    /// only where it is one).
     #[inline]
     fn increment(&mut self) {
-        self.value += 1;
-        let mut i = self.digits.len() - 1;
-        while self.digits[i] == b'9' {
-            self.digits[i] = b'0';
-            if i == self.start {
-                self.start -= 1;
-                self.digits[self.start] = b'0';
+        self.line += 1;
+        for digit in self.bytes[self.digits..].iter_mut().rev() {
+            if *digit != b'9' {
+                *digit += 1;
+                return;
             }
-            i -= 1;
+            *digit = b'0';
         }
-        self.digits[i] += 1;
+        // All nines: one digit more.
+        self.bytes.insert(self.digits, b'1');
     }
 }
 
@@ -766,23 +814,42 @@ mod tests {
 
     #[test]
     fn a_record_that_passed_through_is_written_as_any_other() {
-        for mode in [OutputMode::Jsonl, OutputMode::Tsv] {
+        let formats = [
+            format(OutputMode::Jsonl),
+            format(OutputMode::Tsv),
+            Format {
+                with_filename: true,
+                ..format(OutputMode::Tsv)
+            },
+            format(OutputMode::Key),
+            Format {
+                terminator: 0,
+                ..format(OutputMode::Jsonl)
+            },
+        ];
+        for format in formats {
             for input in [
                 "http://a/b?c=d#e",
                 "urn:x:y",
                 "http://\u{e9}.example/\u{e9}",
             ] {
-                let row = |passed| {
-                    let mut rows = RowWriter::new(format(mode));
+                // The general way, as any record or as one that passed through, and the
+                // short way of `write_passed`, over lines that count up and jump.
+                let rows = |how: u8| {
+                    let mut rows = RowWriter::new(format);
                     rows.start_input(0, FILE);
                     let mut out = Vec::new();
-                    rows.write(
-                        &mut out,
-                        Record::valid(3, input.as_bytes(), input, &[], passed),
-                    );
+                    for line in [3, 4, 9, 10, 11, 99, 100] {
+                        let record = Record::valid(line, input.as_bytes(), input, &[], how == 1);
+                        match how {
+                            2 => rows.write_passed(&mut out, line, input),
+                            _ => rows.write(&mut out, record),
+                        }
+                    }
                     out
                 };
-                assert_eq!(row(true), row(false), "{input}");
+                assert_eq!(rows(1), rows(0), "{input} {format:?}");
+                assert_eq!(rows(2), rows(0), "{input} {format:?}");
             }
         }
     }
@@ -1012,13 +1079,21 @@ mod tests {
 
     #[test]
     fn line_numbers_count_up_across_digit_boundaries() {
-        let mut line = Decimal::default();
+        let mut head = RowHead::default();
         let big = 9_999_999_999_999_999_999;
         let jumps = [9_999, 10_000, 10_001, 5, 5, 6, big, big + 1, big + 2];
         let ends = [u64::MAX - 2, u64::MAX - 1, u64::MAX, 0, 1, 100];
         for n in (0..=1100).chain(jumps).chain(ends) {
-            assert_eq!(line.of(n), n.to_string().as_bytes(), "{n}");
+            assert_eq!(head.of(n), n.to_string().as_bytes(), "{n}");
         }
+        // After the text before the number, which a new input replaces.
+        head.start(|b| b.extend_from_slice(b"x\t"));
+        for n in (1..=120).chain([99_999, 100_000, 7]) {
+            assert_eq!(head.of(n), format!("x\t{n}").as_bytes(), "{n}");
+        }
+        head.start(|b| b.push(b'y'));
+        assert_eq!(head.of(0), b"y0");
+        assert_eq!(head.of(1), b"y1");
     }
 
     #[test]
