@@ -375,15 +375,8 @@ impl RowWriter {
             }
             OutputMode::Jsonl => {
                 let head = self.head.of(line);
-                let pieces = JSONL_INPUT.len() + JSONL_KEY.len() + JSONL_NO_ERROR.len() + 2;
-                out.reserve(head.len() + 2 * r.len() + pieces);
-                out.extend_from_slice(head);
-                out.extend_from_slice(JSONL_INPUT);
-                out.extend_from_slice(r);
-                out.extend_from_slice(JSONL_KEY);
-                out.extend_from_slice(r);
-                out.extend_from_slice(JSONL_NO_ERROR);
-                out.extend_from_slice(b"]}");
+                let row = [head, JSONL_INPUT, r, JSONL_KEY, r, JSONL_NO_ERROR, b"]}"];
+                push_pieces(out, &row);
             }
         }
         out.push(self.format.terminator);
@@ -574,6 +567,27 @@ pub(crate) fn write_diagnostic(
         error.kind.name(),
         error.message
     )
+}
+
+/// Appends `pieces`, one after the other, with one check of `out`'s capacity rather than
+/// one per piece.
+#[inline(always)]
+fn push_pieces(out: &mut Vec<u8>, pieces: &[&[u8]]) {
+    let total = pieces.iter().map(|p| p.len()).sum::<usize>();
+    out.reserve(total);
+    let start = out.len();
+    let mut at = out.as_mut_ptr().wrapping_add(start);
+    for piece in pieces {
+        // SAFETY: `reserve` made room for `total` bytes after `start`, the sum of the
+        // pieces' lengths: each copy stays inside it, and `piece` (borrowed) cannot overlap
+        // `out`'s buffer (borrowed mutably).
+        unsafe {
+            std::ptr::copy_nonoverlapping(piece.as_ptr(), at, piece.len());
+            at = at.add(piece.len());
+        }
+    }
+    // SAFETY: the loop wrote the `total` bytes after `start`.
+    unsafe { out.set_len(start + total) };
 }
 
 /// Appends `n` in decimal without going through the formatting machinery.

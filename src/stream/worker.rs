@@ -349,7 +349,7 @@ impl<'a> Worker<'a> {
         self.op.pass_through_each_line(rest, max_line, &mut |line| {
             // The contract, checked: each line starts where the one before ended, and is a
             // whole line of at most `max_line` bytes, not empty.
-            let whole = std::ptr::eq(line.as_ptr(), rest[at..].as_ptr())
+            let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
                 && !line.is_empty()
                 && line.len() <= max_line
                 && rest.as_bytes().get(at + line.len()) == Some(&b'\n');
