@@ -213,10 +213,11 @@ impl Normalizer {
     /// [`Normalizer::normalize_record_into`] for a record that may not be valid UTF-8 (its
     /// stray octets are a repair, or an error when strict), under the engine's `repair`,
     /// without asking the fast path again about a raw record given as text: the engine has
-    /// asked it already (through [`Normalizer::canonical_line`]). In the SURT form it has
-    /// not, since no SURT is its record: there the fast path is asked here, once. (Under
-    /// protocol rules, a record the engine found canonical but changed by a rule takes the
-    /// full ladder rather than a second scan of every record the engine refused.)
+    /// asked it already (through [`Normalizer::canonical_line`], or in the SURT form and
+    /// under protocol rules through [`Normalizer::own_key_lines`], which takes lines that
+    /// end in CRLF too). A record the engine did not ask about (the last line of an input
+    /// without a line feed, or a line skipped while the fast path kept refusing) takes the
+    /// full ladder.
     #[cfg(feature = "stream")]
     pub(crate) fn normalize_raw_into(
         &self,
@@ -226,14 +227,7 @@ impl Normalizer {
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
-        self.prepared(
-            raw,
-            text,
-            repair,
-            out,
-            notes,
-            text.is_none() || (self.rewrites() && self.options.form == Form::Surt),
-        )
+        self.prepared(raw, text, repair, out, notes, text.is_none())
     }
 
     /// Repairs `raw` (unless strict), then normalizes it: through the fast path when the
@@ -480,8 +474,8 @@ impl Normalizer {
 
     /// The keys of the run of lines at the start of `rest` that the fast path takes and
     /// whose keys are written without a parse of the record: each line that is its own key
-    /// at the scheme rung, at most `max_line` bytes long and ended by a line feed alone,
-    /// and, in the SURT form, its SURT; under protocol rules, in the other forms, the lines
+    /// at the scheme rung, at most `max_line` bytes long and ended by a line feed (alone
+    /// or after a carriage return), and, in the SURT form, its SURT; under protocol rules, in the other forms, the lines
     /// that the rules' sieve does not let through (the others are copied through instead,
     /// [`Normalizer::canonical_lines`]), with the rules' rounds run on the record. Appends
     /// each key and a line feed to `out`; returns the bytes of `rest` taken, the lines, and
@@ -513,7 +507,7 @@ impl Normalizer {
     ) -> (usize, u64, u64) {
         let mut changed = 0;
         let surt = self.options.form == Form::Surt;
-        let (at, lines) = self.fast.take_lines(rest, max_line, |record, shape| {
+        let (at, lines) = self.fast.take_key_lines(rest, max_line, |record, shape| {
             let start = out.len();
             if !self.sieve_passes(record, shape) {
                 if !self.write_rules_key(record, out) {
@@ -521,6 +515,9 @@ impl Normalizer {
                 }
             } else if surt {
                 self.write_own_surt(record, shape, out);
+            } else if shape.crlf {
+                // Its own key, without the carriage return: not a line to copy through.
+                out.extend_from_slice(record.as_bytes());
             } else {
                 // Copied through instead.
                 return false;

@@ -125,7 +125,8 @@ pub trait Operation: Sync {
 
     /// The results of a run of lines, written at once: for the longest prefix of `rest`
     /// made of whole lines that each are at most `max_line` bytes long, end in a line feed
-    /// alone, and hold a record that needs no repair, is valid and has a result without a
+    /// (alone, or after a carriage return that is not part of the record), and hold a
+    /// record that needs no repair, is valid and has a result without a
     /// warning that the operation can write straight away, appends each result and a line
     /// feed to `out`. The engine asks it, in key output, about the lines that do not pass
     /// through ([`Operation::pass_through_lines`]), and handles the lines after the run one
@@ -271,6 +272,59 @@ pub(super) mod tests {
         assert_eq!(op.pass_through_lines("\naa\n", 10), (0, 0));
         assert_eq!(op.pass_through_lines("", 10), (0, 0));
         assert_eq!(upper.pass_through_lines("aa\n", 10), (0, 0));
+    }
+
+    #[test]
+    fn runs_of_keys_take_crlf_lines_and_write_each_key_as_apply_does() {
+        use crate::ladder::{Form, Level, Options, Rules};
+        let crawler = Options::default()
+            .with_level(Level::Protocol)
+            .with_rules(Some(std::sync::Arc::new(
+                Rules::profile("crawler").unwrap(),
+            )));
+        let surt = Options::default().with_form(Form::Surt);
+        // Under the rules, a run of keys holds the lines whose keys the rules change.
+        let cases = [
+            (
+                surt.clone(),
+                "http://a.b/c\r\nhttp://d.e/?X=1\r\nhttp://f.g/\nHTTP://X/\n",
+                3,
+            ),
+            (
+                crawler.clone(),
+                "http://d.e/?utm_source=x\r\nhttp://a.b/?gclid=1\r\nhttp://f.g/\n",
+                2,
+            ),
+            // A line the rules leave as it is joins the run where it ends in CRLF (it cannot
+            // be copied through as it is); one that ends in a line feed alone is copied.
+            (
+                crawler,
+                "http://d.e/?gclid=1\nhttp://a.b/\r\nhttp://f.g/\n",
+                2,
+            ),
+        ];
+        // Where no key is rewritten, lines are copied through: no run of keys.
+        let plain = Normalizer::new(Options::default()).unwrap();
+        let none = plain.key_lines("http://a/\r\n", 100, &mut Vec::new());
+        assert_eq!(none, KeyRun::default());
+        // An empty record is an error, whatever ends it: never in a run.
+        let surt_n = Normalizer::new(surt.clone()).unwrap();
+        let empty = surt_n.key_lines("\r\nhttp://a/\n", 100, &mut Vec::new());
+        assert_eq!(empty, KeyRun::default());
+        for (options, text, lines) in cases {
+            let n = Normalizer::new(options).unwrap();
+            let mut out = Vec::new();
+            let run = n.key_lines(text, 10_000, &mut out);
+            assert_eq!(run.lines, lines, "{text:?}");
+            let taken = text.split_inclusive('\n').take(lines as usize);
+            assert_eq!(run.bytes, taken.clone().map(str::len).sum::<usize>());
+            let mut want = String::new();
+            for line in taken {
+                n.apply(line.trim_end(), &mut want).unwrap();
+                want.push('\n');
+            }
+            assert_eq!(String::from_utf8(out).unwrap(), want, "{text:?}");
+        }
     }
 
     /// The lines `pass_through_each_line` hands out, and what it returns, when the callback

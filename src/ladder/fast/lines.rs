@@ -3,37 +3,39 @@
 //! engine one call ([`crate::stream::Operation::pass_through_lines`]).
 
 use super::blocks::Blocks;
-use super::tail::look;
+use super::tail::{ends_crlf, look};
 use super::{FastPath, Shape, Task};
 
-/// The task of [`FastPath::take_lines`]: the run of lines at
-/// the start of `rest`, each also offered to `take`.
-pub(super) struct Lines<'a, F> {
+/// The task of [`FastPath::take_lines`] (and, with `CRLF`, [`FastPath::take_key_lines`]):
+/// the run of lines at the start of `rest`, each also offered to `take`.
+pub(super) struct Lines<'a, F, const CRLF: bool> {
     pub(super) fast: &'a FastPath,
     pub(super) rest: &'a str,
     pub(super) max_line: usize,
     pub(super) take: F,
 }
 
-impl<F: FnMut(&str, Shape) -> bool> Task for Lines<'_, F> {
+impl<F: FnMut(&str, Shape) -> bool, const CRLF: bool> Task for Lines<'_, F, CRLF> {
     type Output = (usize, u64);
 
     #[inline(always)]
     fn run<L: Blocks>(self, lanes: L) -> (usize, u64) {
         let (fast, rest, max_line, take) = (self.fast, self.rest, self.max_line, self.take);
         match fast.look {
-            0 => fast.lines_with::<L, 0>(lanes, rest, max_line, take),
-            look::MARKS => fast.lines_with::<L, { look::MARKS }>(lanes, rest, max_line, take),
-            look::UPPER => fast.lines_with::<L, { look::UPPER }>(lanes, rest, max_line, take),
-            _ => fast.lines_with::<L, { look::MARKS | look::UPPER }>(lanes, rest, max_line, take),
+            0 => fast.lines_with::<L, 0, CRLF>(lanes, rest, max_line, take),
+            look::MARKS => fast.lines_with::<L, { look::MARKS }, CRLF>(lanes, rest, max_line, take),
+            look::UPPER => fast.lines_with::<L, { look::UPPER }, CRLF>(lanes, rest, max_line, take),
+            _ => fast
+                .lines_with::<L, { look::MARKS | look::UPPER }, CRLF>(lanes, rest, max_line, take),
         }
     }
 }
 
 impl FastPath {
-    /// The body of [`FastPath::take_lines`], with the masks of `lanes`.
+    /// The body of [`FastPath::take_lines`] (and, with `CRLF`, of
+    /// [`FastPath::take_key_lines`]), with the masks of `lanes`.
     #[inline(always)]
-    fn lines_with<L: Blocks, const LOOK: u8>(
+    fn lines_with<L: Blocks, const LOOK: u8, const CRLF: bool>(
         &self,
         lanes: L,
         rest: &str,
@@ -51,6 +53,17 @@ impl FastPath {
                         && take(&line[..shape.len], shape) =>
                 {
                     at += shape.len + 1;
+                    lines += 1;
+                }
+                // Or before a carriage return and a line feed, where the lines' keys are
+                // written (not empty: an empty record is an error).
+                Some(shape)
+                    if CRLF
+                        && (1..=max_line).contains(&shape.len)
+                        && ends_crlf(b, at + shape.len)
+                        && take(&line[..shape.len], shape) =>
+                {
+                    at += shape.len + 2;
                     lines += 1;
                 }
                 _ => break,

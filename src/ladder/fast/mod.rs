@@ -215,6 +215,8 @@ pub(crate) struct Shape {
     pub(crate) path: usize,
     /// Whether the record has a fragment.
     pub(crate) fragment: bool,
+    /// Whether the record ends before a carriage return (and a line feed).
+    pub(crate) crlf: bool,
 }
 
 /// The fast path of one configured normalizer: what it may copy through.
@@ -333,7 +335,8 @@ impl FastPath {
             fast: self,
             s: rest,
         })?;
-        if shape.len >= u32::MAX as usize {
+        // An empty record (before a CRLF) is an error.
+        if shape.len == 0 || shape.len >= u32::MAX as usize {
             return None;
         }
         Some(shape)
@@ -363,10 +366,33 @@ impl FastPath {
         max_line: usize,
         take: impl FnMut(&str, Shape) -> bool,
     ) -> (usize, u64) {
+        self.take_lines_ending::<false>(rest, max_line, take)
+    }
+
+    /// [`FastPath::take_lines`] for runs whose keys are written (the engine's
+    /// `Operation::key_lines`): a line may end in CRLF too (the carriage return is not part
+    /// of the record, and the key is written without it).
+    #[cfg(feature = "stream")]
+    pub(crate) fn take_key_lines(
+        &self,
+        rest: &str,
+        max_line: usize,
+        take: impl FnMut(&str, Shape) -> bool,
+    ) -> (usize, u64) {
+        self.take_lines_ending::<true>(rest, max_line, take)
+    }
+
+    /// [`FastPath::take_lines`], and with `CRLF` [`FastPath::take_key_lines`].
+    fn take_lines_ending<const CRLF: bool>(
+        &self,
+        rest: &str,
+        max_line: usize,
+        take: impl FnMut(&str, Shape) -> bool,
+    ) -> (usize, u64) {
         if !self.enabled {
             return (0, 0);
         }
-        self.backend.run(lines::Lines {
+        self.backend.run(lines::Lines::<_, CRLF> {
             fast: self,
             rest,
             max_line,
@@ -380,7 +406,7 @@ impl FastPath {
     fn scan_with<L: Blocks, const LOOK: u8>(&self, lanes: L, s: &str) -> Option<Shape> {
         let b = s.as_bytes();
         if matches!(b.first(), None | Some(b'\n')) {
-            // An empty record is an error.
+            // An empty record is an error (one before a CRLF is refused by the callers).
             return None;
         }
         // Scheme, then authority (RFC 3986 §3.2: "//" up to the next / ? #), then path,
@@ -410,6 +436,7 @@ impl FastPath {
             upper: tail.upper,
             path: pos,
             fragment: tail.hash,
+            crlf: b.get(tail.end) == Some(&b'\r'),
         })
     }
 }
@@ -448,6 +475,8 @@ mod tests {
         assert_eq!(f.accepts_line("a\r\n"), Some(1));
         assert!(!f.accepts("http://a/b\r"));
         assert_eq!(f.accepts_line("\nhttp://a/"), None);
+        assert_eq!(f.accepts_line("\r\nhttp://a/"), None);
+        assert_eq!(f.accepts_line("\r"), None);
         assert_eq!(f.accepts_line("a/b\nc:d"), Some(3));
         assert_eq!(f.accepts_line("ab\nc:d"), Some(2));
         assert_eq!(
