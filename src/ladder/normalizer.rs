@@ -474,32 +474,16 @@ impl Normalizer {
 
     /// The keys of the run of lines at the start of `rest` that the fast path takes and
     /// whose keys are written without a parse of the record: each line that is its own key
-    /// at the scheme rung, at most `max_line` bytes long and ended by a line feed (alone
-    /// or after a carriage return), and, in the SURT form, its SURT; under protocol rules, in the other forms, the lines
-    /// that the rules' sieve does not let through (the others are copied through instead,
-    /// [`Normalizer::canonical_lines`]), with the rules' rounds run on the record. Appends
-    /// each key and a line feed to `out`; returns the bytes of `rest` taken, the lines, and
-    /// how many keys differ from their line. For the engine
-    /// ([`crate::stream::Operation::key_lines`]).
-    /// Inline: in the forms that copy lines through, it says at once that it takes none.
+    /// at the scheme rung, at most `max_line` bytes long and ended by a line feed (alone or
+    /// after a carriage return), with, in the SURT form, its SURT; under protocol rules, in
+    /// the other forms, the lines that the rules' sieve does not let through, with the
+    /// rules' rounds run on the record; and, where a line's key is the line itself, the
+    /// lines that end in CRLF (one that ends in a line feed alone is copied through instead,
+    /// [`Normalizer::canonical_lines`]). Appends each key and a line feed to `out`; returns
+    /// the bytes of `rest` taken, the lines, and how many keys differ from their line. For
+    /// the engine ([`crate::stream::Operation::key_lines`]).
     #[cfg(feature = "stream")]
-    #[inline]
     pub(crate) fn own_key_lines(
-        &self,
-        rest: &str,
-        max_line: usize,
-        out: &mut Vec<u8>,
-    ) -> (usize, u64, u64) {
-        if !self.rewrites() {
-            // Copied through instead.
-            return (0, 0, 0);
-        }
-        self.rewritten_key_lines(rest, max_line, out)
-    }
-
-    /// [`Normalizer::own_key_lines`] where the SURT form or protocol rules rewrite keys.
-    #[cfg(feature = "stream")]
-    fn rewritten_key_lines(
         &self,
         rest: &str,
         max_line: usize,
@@ -527,6 +511,13 @@ impl Normalizer {
             true
         });
         (at, lines, changed)
+    }
+
+    /// Whether [`Normalizer::own_key_lines`] may take a line that ends in a line feed
+    /// alone: where the SURT form or protocol rules rewrite keys.
+    #[cfg(feature = "stream")]
+    pub(crate) fn own_key_lines_take_lf_lines(&self) -> bool {
+        self.rewrites()
     }
 
     /// Writes the key of `record`, its own key at the scheme rung, after the protocol rules'

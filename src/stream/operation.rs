@@ -138,6 +138,14 @@ pub trait Operation: Sync {
         KeyRun::default()
     }
 
+    /// Whether [`Operation::key_lines`] may take a line that ends in a line feed alone. Where
+    /// it says `false` (its runs hold only lines that end in CRLF, which cannot be copied
+    /// through as they are), the engine asks it only about a line that ends in CRLF. The
+    /// default says `true`: the engine asks about every line that does not pass through.
+    fn key_lines_take_lf_lines(&self) -> bool {
+        true
+    }
+
     /// Whether every record [`Operation::pass_through`] (or
     /// [`Operation::pass_through_lines`]) takes holds only printable characters: no control
     /// character, no space, no `"` and no `\`, the bytes the tsv and jsonl outputs escape.
@@ -213,6 +221,12 @@ impl Operation for Normalizer {
     /// no component allows them raw (SPEC §8).
     fn passes_printable_records(&self) -> bool {
         true
+    }
+
+    /// Only where the SURT form or protocol rules rewrite keys; otherwise its runs are the
+    /// lines that end in CRLF.
+    fn key_lines_take_lf_lines(&self) -> bool {
+        self.own_key_lines_take_lf_lines()
     }
 
     fn key_lines(&self, rest: &str, max_line: usize, out: &mut Vec<u8>) -> KeyRun {
@@ -303,9 +317,15 @@ pub(super) mod tests {
                 2,
             ),
         ];
-        // Where no key is rewritten, lines are copied through: no run of keys.
+        // Where no key is rewritten, a run of keys holds the lines that end in CRLF (those
+        // that end in a line feed alone are copied through).
         let plain = Normalizer::new(Options::default()).unwrap();
-        let none = plain.key_lines("http://a/\r\n", 100, &mut Vec::new());
+        assert!(!plain.key_lines_take_lf_lines());
+        let mut out = Vec::new();
+        let run = plain.key_lines("http://a/\r\nhttp://b/\r\nhttp://c/\n", 100, &mut out);
+        assert_eq!((run.bytes, run.lines, run.changed), (22, 2, 0));
+        assert_eq!(out, b"http://a/\nhttp://b/\n");
+        let none = plain.key_lines("http://a/\nhttp://b/\r\n", 100, &mut Vec::new());
         assert_eq!(none, KeyRun::default());
         // An empty record is an error, whatever ends it: never in a run.
         let surt_n = Normalizer::new(surt.clone()).unwrap();

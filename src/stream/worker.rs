@@ -33,6 +33,9 @@ pub(super) struct Worker<'a> {
     /// The records that pass through are printable
     /// ([`Operation::passes_printable_records`]).
     printable: bool,
+    /// The operation's runs of keys may hold lines that end in a line feed alone
+    /// ([`Operation::key_lines_take_lf_lines`]).
+    key_lf: bool,
 }
 
 /// Buffers each worker reuses from record to record.
@@ -188,6 +191,7 @@ impl<'a> Worker<'a> {
             options: options.clone(),
             names,
             printable: op.passes_printable_records(),
+            key_lf: op.key_lines_take_lf_lines(),
         }
     }
 
@@ -286,17 +290,19 @@ impl<'a> Worker<'a> {
                 if pass.start != before {
                     scratch.backoff.taken();
                 }
-                if pass.writes_runs && self.key_lines(text, pass) {
+                // The line at `start` does not pass as a line that ends in a line feed alone.
+                // Its key may be written in a run of keys; it may still pass if it ends in
+                // CRLF, or is the last line and has no line feed; any other goes to the
+                // operation.
+                let end = pass.line_end();
+                line_end = Some(end);
+                let crlf = end > pass.start && pass.data[end - 1] == b'\r';
+                let keys = self.key_lf || crlf;
+                if pass.writes_runs && keys && self.key_lines(text, pass) {
                     scratch.backoff.taken();
                     continue;
                 }
-                // The line at `start` does not pass as a line that ends in a line feed alone.
-                // It may still pass if it ends in CRLF, or is the last line and has no line
-                // feed; any other goes to the operation.
-                let end = pass.line_end();
-                line_end = Some(end);
-                let try_alone =
-                    end == pass.data.len() || (end > pass.start && pass.data[end - 1] == b'\r');
+                let try_alone = end == pass.data.len() || crlf;
                 if try_alone && self.pass_line(text, pass, scratch) {
                     scratch.backoff.taken();
                     continue;
