@@ -436,26 +436,28 @@ impl Normalizer {
     /// writes the keys of the lines the rules' sieve does not let through in runs of its own,
     /// from the rules' rounds on each record.)
     pub fn canonical_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        self.canonical_lines_each(rest, max_line, |_| true)
+        self.canonical_lines_each::<false>(rest, max_line, |_| true)
     }
 
-    /// [`Normalizer::canonical_lines`], with each line of the run (without its line feed)
-    /// handed to `each` as it is found, until `each` says `false` (the engine's rows,
-    /// [`crate::stream::Operation::pass_through_each_line`]).
+    /// [`Normalizer::canonical_lines`], with each line of the run (without its line
+    /// terminator) handed to `each` as it is found, until `each` says `false`; with `CRLF`,
+    /// lines that end in CRLF belong to the run too (the engine's rows, which are written
+    /// line by line, [`crate::stream::Operation::pass_through_each_line`]).
     #[inline]
-    pub(crate) fn canonical_lines_each(
+    pub(crate) fn canonical_lines_each<const CRLF: bool>(
         &self,
         rest: &str,
         max_line: usize,
         mut each: impl FnMut(&str) -> bool,
     ) -> (usize, u64) {
+        let fast = &self.fast;
         if !self.rewrites() {
-            return self.fast.take_lines(rest, max_line, |line, _| each(line));
+            return fast.take_lines_ending::<CRLF>(rest, max_line, |line, _| each(line));
         }
         if self.options.form == Form::Surt {
             return (0, 0);
         }
-        self.fast.take_lines(rest, max_line, |record, shape| {
+        fast.take_lines_ending::<CRLF>(rest, max_line, |record, shape| {
             self.sieve_passes(record, shape) && each(record)
         })
     }
@@ -491,25 +493,27 @@ impl Normalizer {
     ) -> (usize, u64, u64) {
         let mut changed = 0;
         let surt = self.options.form == Form::Surt;
-        let (at, lines) = self.fast.take_key_lines(rest, max_line, |record, shape| {
-            let start = out.len();
-            if !self.sieve_passes(record, shape) {
-                if !self.write_rules_key(record, out) {
+        let (at, lines) = self
+            .fast
+            .take_lines_ending::<true>(rest, max_line, |record, shape| {
+                let start = out.len();
+                if !self.sieve_passes(record, shape) {
+                    if !self.write_rules_key(record, out) {
+                        return false;
+                    }
+                } else if surt {
+                    self.write_own_surt(record, shape, out);
+                } else if shape.crlf {
+                    // Its own key, without the carriage return: not a line to copy through.
+                    out.extend_from_slice(record.as_bytes());
+                } else {
+                    // Copied through instead.
                     return false;
                 }
-            } else if surt {
-                self.write_own_surt(record, shape, out);
-            } else if shape.crlf {
-                // Its own key, without the carriage return: not a line to copy through.
-                out.extend_from_slice(record.as_bytes());
-            } else {
-                // Copied through instead.
-                return false;
-            }
-            changed += u64::from(&out[start..] != record.as_bytes());
-            out.push(b'\n');
-            true
-        });
+                changed += u64::from(&out[start..] != record.as_bytes());
+                out.push(b'\n');
+                true
+            });
         (at, lines, changed)
     }
 

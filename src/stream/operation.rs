@@ -99,11 +99,14 @@ pub trait Operation: Sync {
     /// [`Operation::pass_through_lines`], with each line of the run (without its line feed)
     /// handed to `line`, in order, until it says `false`: for the rows of the tsv and jsonl
     /// outputs, which format each line, without a second search for the line feeds. Returns
-    /// the bytes and the lines of the run up to the last line `line` took.
+    /// the bytes and the lines of the run up to the last line `line` took. Since rows are
+    /// written line by line, the run may also hold lines that end in CRLF and pass through
+    /// (handed out without the carriage return).
     ///
     /// The default runs [`Operation::pass_through_lines`] and then looks for the line
     /// feeds; an implementation may hand out the lines as it finds them, but must give the
-    /// same lines.
+    /// same lines, and the lines that end in CRLF only where [`Operation::pass_through`]
+    /// takes them.
     fn pass_through_each_line(
         &self,
         rest: &str,
@@ -214,7 +217,7 @@ impl Operation for Normalizer {
         max_line: usize,
         line: &mut dyn FnMut(&str) -> bool,
     ) -> (usize, u64) {
-        self.canonical_lines_each(rest, max_line, line)
+        self.canonical_lines_each::<true>(rest, max_line, line)
     }
 
     /// The fast path takes no record holding a control character, a space, `"` or `\`:
@@ -375,5 +378,8 @@ pub(super) mod tests {
         let (seen, run) = each_line(&n, text, 9);
         assert_eq!(run, n.pass_through_lines(text, 10_000));
         assert_eq!((seen, run), (lines(&["http://a/", "http://b/c"]), (21, 2)));
+        // Rows are written line by line: lines that end in CRLF are handed out too.
+        let (seen, run) = each_line(&n, "http://a/\r\nhttp://b/\nHTTP://c/\r\n", 9);
+        assert_eq!((seen, run), (lines(&["http://a/", "http://b/"]), (21, 2)));
     }
 }

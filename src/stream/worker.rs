@@ -354,12 +354,14 @@ impl<'a> Worker<'a> {
         let fast_rows = self.printable && !self.tracks_keys();
         self.op.pass_through_each_line(rest, max_line, &mut |line| {
             // The contract, checked: each line starts where the one before ended, and is a
-            // whole line of at most `max_line` bytes, not empty.
+            // whole line of at most `max_line` bytes, not empty, ended by a line feed or a
+            // CRLF (not by the end of the chunk).
             let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
                 && !line.is_empty()
-                && line.len() <= max_line
-                && rest.as_bytes().get(at + line.len()) == Some(&b'\n');
-            if !whole {
+                && line.len() <= max_line;
+            let lf = whole && rest.as_bytes().get(at + line.len()) == Some(&b'\n');
+            let crlf = !lf && whole && crlf_at(rest.as_bytes(), at + line.len());
+            if !lf && !crlf {
                 return false;
             }
             report.stats.records += 1;
@@ -372,7 +374,7 @@ impl<'a> Worker<'a> {
                 self.write_valid(record, keys, rows, out, report);
             }
             *line_number += 1;
-            at += line.len() + 1;
+            at += line.len() + 1 + usize::from(crlf);
             true
         });
         pass.start += at;
@@ -588,6 +590,13 @@ impl<'a> Worker<'a> {
             sketch.insert(dedup::fingerprint(key));
         }
     }
+}
+
+/// Whether `rest[n..]` starts with CRLF (a line that does not end in a line feed alone:
+/// rare).
+#[cold]
+fn crlf_at(rest: &[u8], n: usize) -> bool {
+    rest.get(n..n + 2) == Some(b"\r\n")
 }
 
 /// The length of the line terminator at `rest[n..]` (`\n`, `\r\n`, or none at the end of

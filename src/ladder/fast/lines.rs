@@ -6,8 +6,8 @@ use super::blocks::Blocks;
 use super::tail::{ends_crlf, look};
 use super::{FastPath, Shape, Task};
 
-/// The task of [`FastPath::take_lines`] (and, with `CRLF`, [`FastPath::take_key_lines`]):
-/// the run of lines at the start of `rest`, each also offered to `take`.
+/// The task of [`FastPath::take_lines_ending`]: the run of lines at the start of `rest`, each
+/// also offered to `take`.
 pub(super) struct Lines<'a, F, const CRLF: bool> {
     pub(super) fast: &'a FastPath,
     pub(super) rest: &'a str,
@@ -32,8 +32,7 @@ impl<F: FnMut(&str, Shape) -> bool, const CRLF: bool> Task for Lines<'_, F, CRLF
 }
 
 impl FastPath {
-    /// The body of [`FastPath::take_lines`] (and, with `CRLF`, of
-    /// [`FastPath::take_key_lines`]), with the masks of `lanes`.
+    /// The body of [`FastPath::take_lines_ending`], with the masks of `lanes`.
     #[inline(always)]
     fn lines_with<L: Blocks, const LOOK: u8, const CRLF: bool>(
         &self,

@@ -50,7 +50,7 @@
 //! of the x86_64 baseline); elsewhere, and as the reference they are tested against, from
 //! a plain loop over the bytes. The rarer classes (`%`, `#`, non-ASCII, a dot segment) are
 //! looked at again, byte by byte, only when the masks say the record holds them.
-//! [`FastPath::take_lines`] runs the scan over many lines in one loop, so that a run of
+//! [`FastPath::take_lines_ending`] runs the scan over many lines in one loop, so that a run of
 //! canonical lines costs the engine one call.
 //!
 //! # Layout
@@ -348,42 +348,22 @@ impl FastPath {
         self.shape_of_line(s).filter(|shape| shape.len == s.len())
     }
 
-    /// [`FastPath::take_lines`] taking every line that passes (for the tests).
+    /// [`FastPath::take_lines_ending`] taking every line that passes and ends in a line feed
+    /// alone (for the tests).
     #[cfg(test)]
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        self.take_lines(rest, max_line, |_, _| true)
+        self.take_lines_ending::<false>(rest, max_line, |_, _| true)
     }
 
     /// [`FastPath::accepts_line`] for as many lines as pass in a row and are taken by
     /// `take`: the length of the longest prefix of `rest` made of lines that pass, are at
-    /// most `max_line` bytes long and end in a line feed alone (not CRLF), line feeds
-    /// included, and how many lines that is. `take` is called with each line that passes
-    /// (without its line feed) and its [`Shape`], in order, until it says `false`. One loop,
-    /// in the backend, for the whole run (the engine's `Operation::pass_through_lines`).
-    pub(crate) fn take_lines(
-        &self,
-        rest: &str,
-        max_line: usize,
-        take: impl FnMut(&str, Shape) -> bool,
-    ) -> (usize, u64) {
-        self.take_lines_ending::<false>(rest, max_line, take)
-    }
-
-    /// [`FastPath::take_lines`] for runs whose keys are written (the engine's
-    /// `Operation::key_lines`): a line may end in CRLF too (the carriage return is not part
-    /// of the record, and the key is written without it).
-    #[cfg(feature = "stream")]
-    pub(crate) fn take_key_lines(
-        &self,
-        rest: &str,
-        max_line: usize,
-        take: impl FnMut(&str, Shape) -> bool,
-    ) -> (usize, u64) {
-        self.take_lines_ending::<true>(rest, max_line, take)
-    }
-
-    /// [`FastPath::take_lines`], and with `CRLF` [`FastPath::take_key_lines`].
-    fn take_lines_ending<const CRLF: bool>(
+    /// most `max_line` bytes long and end in a line feed alone (with `CRLF`, or in a
+    /// carriage return and a line feed: for runs whose lines are not copied through as they
+    /// are), line ends included, and how many lines that is. `take` is called with each line
+    /// that passes (without its line end) and its [`Shape`], in order, until it says
+    /// `false`. One loop, in the backend, for the whole run (the engine's
+    /// `Operation::pass_through_lines`).
+    pub(crate) fn take_lines_ending<const CRLF: bool>(
         &self,
         rest: &str,
         max_line: usize,
