@@ -213,11 +213,12 @@ impl Normalizer {
     /// [`Normalizer::normalize_record_into`] for a record that may not be valid UTF-8 (its
     /// stray octets are a repair, or an error when strict), under the engine's `repair`,
     /// without asking the fast path again about a raw record given as text: the engine has
-    /// asked it already (through [`Normalizer::canonical_line`], or in the SURT form and
-    /// under protocol rules through [`Normalizer::own_key_lines`], which takes lines that
-    /// end in CRLF too). A record the engine did not ask about (the last line of an input
-    /// without a line feed, or a line skipped while the fast path kept refusing) takes the
-    /// full ladder.
+    /// asked it already (through [`Normalizer::canonical_line`]). In the SURT form (whose
+    /// keys are never their records) the engine asks it only through
+    /// [`Normalizer::own_key_lines`], in key output: there the fast path is asked here, once,
+    /// unless `refused_by_key_lines` says that it refused the record already. (Under
+    /// protocol rules, a record the engine found canonical but changed by a rule takes the
+    /// full ladder rather than a second scan of every record the engine refused.)
     #[cfg(feature = "stream")]
     pub(crate) fn normalize_raw_into(
         &self,
@@ -226,8 +227,11 @@ impl Normalizer {
         repair: Repair,
         out: &mut String,
         notes: &mut Notes,
+        refused_by_key_lines: bool,
     ) -> Result<(), Error> {
-        self.prepared(raw, text, repair, out, notes, text.is_none())
+        let surt = self.rewrites() && self.options.form == Form::Surt;
+        let ask_fast = text.is_none() || (surt && !refused_by_key_lines);
+        self.prepared(raw, text, repair, out, notes, ask_fast)
     }
 
     /// Repairs `raw` (unless strict), then normalizes it: through the fast path when the

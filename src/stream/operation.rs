@@ -55,6 +55,20 @@ pub trait Operation: Sync {
         })
     }
 
+    /// [`Operation::apply_raw`] for a record that [`Operation::key_lines`] was just asked
+    /// about, as the first line of `rest`, and did not take: an implementation may skip
+    /// what `key_lines` found would not help. The default is `apply_raw`.
+    fn apply_raw_refused_by_key_lines(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        self.apply_raw(raw, text, repair, out, notes)
+    }
+
     /// Whether the raw record at the start of `rest` passes through: is valid, needs no
     /// repair, and is its own result. `rest` is valid UTF-8; the record is its text up to the
     /// first line feed, or all of it, and more lines may follow. Returns the record's length
@@ -199,7 +213,20 @@ impl Operation for Normalizer {
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
-        self.normalize_raw_into(raw, text, repair, out, notes)
+        self.normalize_raw_into(raw, text, repair, out, notes, false)
+    }
+
+    /// Where [`Operation::key_lines`] refused the record, its fast path did too: not asked
+    /// again.
+    fn apply_raw_refused_by_key_lines(
+        &self,
+        raw: &[u8],
+        text: Option<&str>,
+        repair: Repair,
+        out: &mut String,
+        notes: &mut Notes,
+    ) -> Result<(), Error> {
+        self.normalize_raw_into(raw, text, repair, out, notes, true)
     }
 
     #[inline]

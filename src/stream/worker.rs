@@ -281,6 +281,8 @@ impl<'a> Worker<'a> {
         while pass.start < pass.data.len() {
             // The end (line feed) of the line at `start`, once it has been looked for.
             let mut line_end = None;
+            // Whether the operation's runs of keys refused the line at `start`.
+            let mut refused_by_key_lines = false;
             let text = pass.text.filter(|_| scratch.backoff.tries());
             if let Some(text) = text {
                 let before = pass.start;
@@ -297,11 +299,12 @@ impl<'a> Worker<'a> {
                 let end = pass.line_end();
                 line_end = Some(end);
                 let crlf = end > pass.start && pass.data[end - 1] == b'\r';
-                let keys = self.key_lf || crlf;
-                if pass.writes_runs && keys && self.key_lines(text, pass) {
+                let keys = pass.writes_runs && (self.key_lf || crlf);
+                if keys && self.key_lines(text, pass) {
                     scratch.backoff.taken();
                     continue;
                 }
+                refused_by_key_lines = keys;
                 let try_alone = end == pass.data.len() || crlf;
                 if try_alone && self.pass_line(text, pass, scratch) {
                     scratch.backoff.taken();
@@ -311,7 +314,7 @@ impl<'a> Worker<'a> {
             }
             pass.flush_run();
             let end = line_end.unwrap_or_else(|| pass.line_end());
-            if !self.record_at(end, pass, scratch) {
+            if !self.record_at(end, refused_by_key_lines, pass, scratch) {
                 return;
             }
         }
@@ -442,9 +445,15 @@ impl<'a> Worker<'a> {
     }
 
     /// Hands the line at `start`, which ends at `end` (its line feed, or the end of the
-    /// chunk), to the operation, and moves past it. Returns false when the record stops the
-    /// run.
-    fn record_at(&self, end: usize, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
+    /// chunk), to the operation, and moves past it; `refused_by_key_lines` says the
+    /// operation's runs of keys refused it. Returns false when the record stops the run.
+    fn record_at(
+        &self,
+        end: usize,
+        refused_by_key_lines: bool,
+        pass: &mut Pass<'_>,
+        scratch: &mut Scratch,
+    ) -> bool {
         let (start, data) = (pass.start, pass.data);
         let record_end = if end > start && data[end - 1] == b'\r' {
             end - 1
@@ -454,7 +463,16 @@ impl<'a> Worker<'a> {
         let raw = &data[start..record_end];
         // Slicing `text` at a line feed or carriage return is always on a char boundary.
         let record = pass.text.map(|t| &t[start..record_end]);
-        let ok = self.record(pass.line, raw, record, scratch, pass.out, pass.report);
+        let (line, out, report) = (pass.line, &mut *pass.out, &mut *pass.report);
+        let ok = self.record(
+            line,
+            raw,
+            record,
+            refused_by_key_lines,
+            scratch,
+            out,
+            report,
+        );
         if !ok && self.options.on_error == OnError::Fail {
             return false;
         }
@@ -464,13 +482,16 @@ impl<'a> Worker<'a> {
     }
 
     /// Handles one record that does not pass through: prepare, apply the operation, format.
-    /// `text` is the record as `&str` when its chunk is known to be valid UTF-8. Returns
-    /// whether it was valid.
+    /// `text` is the record as `&str` when its chunk is known to be valid UTF-8;
+    /// `refused_by_key_lines`, that the operation's runs of keys refused it. Returns whether
+    /// it was valid.
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         line: u64,
         raw: &[u8],
         text: Option<&str>,
+        refused_by_key_lines: bool,
         scratch: &mut Scratch,
         out: &mut Vec<u8>,
         report: &mut Report,
@@ -481,9 +502,13 @@ impl<'a> Worker<'a> {
         }
         scratch.key.clear();
         let notes = &mut scratch.notes;
-        let result = self
-            .op
-            .apply_raw(raw, text, self.options.repair(), &mut scratch.key, notes);
+        let (repair, key) = (self.options.repair(), &mut scratch.key);
+        let result = if refused_by_key_lines {
+            self.op
+                .apply_raw_refused_by_key_lines(raw, text, repair, key, notes)
+        } else {
+            self.op.apply_raw(raw, text, repair, key, notes)
+        };
         report.stats.repairs.merge(&notes.repairs);
         report.stats.warnings += notes.warnings.len() as u64;
         // The record's warnings go with it to the output (jsonl writes them); the buffer is
