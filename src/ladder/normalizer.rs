@@ -220,6 +220,7 @@ impl Normalizer {
     /// protocol rules, a record the engine found canonical but changed by a rule takes the
     /// full ladder rather than a second scan of every record the engine refused.)
     #[cfg(feature = "stream")]
+    #[inline]
     pub(crate) fn normalize_raw_into(
         &self,
         raw: &[u8],
@@ -229,8 +230,8 @@ impl Normalizer {
         notes: &mut Notes,
         refused_by_key_lines: bool,
     ) -> Result<(), Error> {
-        let surt = self.rewrites() && self.options.form == Form::Surt;
-        let ask_fast = text.is_none() || (surt && !refused_by_key_lines);
+        let surt = || self.options.form == Form::Surt && self.rewrites();
+        let ask_fast = text.is_none() || (!refused_by_key_lines && surt());
         self.prepared(raw, text, repair, out, notes, ask_fast)
     }
 

@@ -50,6 +50,8 @@ struct Scratch {
     rows: RowWriter,
     /// When the fast path is tried.
     backoff: Backoff,
+    /// The operation's runs of keys refused the record at hand.
+    refused_by_key_lines: bool,
 }
 
 impl Scratch {
@@ -61,6 +63,7 @@ impl Scratch {
             chunk_keys: FingerprintSet::default(),
             rows: RowWriter::new(options.format()),
             backoff: Backoff::default(),
+            refused_by_key_lines: false,
         }
     }
 }
@@ -314,7 +317,8 @@ impl<'a> Worker<'a> {
             }
             pass.flush_run();
             let end = line_end.unwrap_or_else(|| pass.line_end());
-            if !self.record_at(end, refused_by_key_lines, pass, scratch) {
+            scratch.refused_by_key_lines = refused_by_key_lines;
+            if !self.record_at(end, pass, scratch) {
                 return;
             }
         }
@@ -445,15 +449,9 @@ impl<'a> Worker<'a> {
     }
 
     /// Hands the line at `start`, which ends at `end` (its line feed, or the end of the
-    /// chunk), to the operation, and moves past it; `refused_by_key_lines` says the
-    /// operation's runs of keys refused it. Returns false when the record stops the run.
-    fn record_at(
-        &self,
-        end: usize,
-        refused_by_key_lines: bool,
-        pass: &mut Pass<'_>,
-        scratch: &mut Scratch,
-    ) -> bool {
+    /// chunk), to the operation, and moves past it. Returns false when the record stops the
+    /// run.
+    fn record_at(&self, end: usize, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
         let (start, data) = (pass.start, pass.data);
         let record_end = if end > start && data[end - 1] == b'\r' {
             end - 1
@@ -463,16 +461,7 @@ impl<'a> Worker<'a> {
         let raw = &data[start..record_end];
         // Slicing `text` at a line feed or carriage return is always on a char boundary.
         let record = pass.text.map(|t| &t[start..record_end]);
-        let (line, out, report) = (pass.line, &mut *pass.out, &mut *pass.report);
-        let ok = self.record(
-            line,
-            raw,
-            record,
-            refused_by_key_lines,
-            scratch,
-            out,
-            report,
-        );
+        let ok = self.record(pass.line, raw, record, scratch, pass.out, pass.report);
         if !ok && self.options.on_error == OnError::Fail {
             return false;
         }
@@ -482,16 +471,13 @@ impl<'a> Worker<'a> {
     }
 
     /// Handles one record that does not pass through: prepare, apply the operation, format.
-    /// `text` is the record as `&str` when its chunk is known to be valid UTF-8;
-    /// `refused_by_key_lines`, that the operation's runs of keys refused it. Returns whether
-    /// it was valid.
-    #[allow(clippy::too_many_arguments)]
+    /// `text` is the record as `&str` when its chunk is known to be valid UTF-8. Returns
+    /// whether it was valid.
     fn record(
         &self,
         line: u64,
         raw: &[u8],
         text: Option<&str>,
-        refused_by_key_lines: bool,
         scratch: &mut Scratch,
         out: &mut Vec<u8>,
         report: &mut Report,
@@ -503,7 +489,7 @@ impl<'a> Worker<'a> {
         scratch.key.clear();
         let notes = &mut scratch.notes;
         let (repair, key) = (self.options.repair(), &mut scratch.key);
-        let result = if refused_by_key_lines {
+        let result = if scratch.refused_by_key_lines {
             self.op
                 .apply_raw_refused_by_key_lines(raw, text, repair, key, notes)
         } else {
