@@ -497,7 +497,7 @@ impl Normalizer {
         out: &mut Vec<u8>,
     ) -> (usize, u64, u64) {
         let mut changed = 0;
-        let surt = self.options.form == Form::Surt;
+        let surt = self.options.writes_surt();
         let (at, lines) = self
             .fast
             .take_lines_ending::<true>(rest, max_line, |record, shape| {

@@ -112,8 +112,13 @@ impl Options {
     /// into the SURT form (above the string rung, whose key is the record itself).
     #[inline]
     pub(crate) fn rewrites_after_scheme_rung(&self) -> bool {
-        (self.level == Level::Protocol && self.rules.is_some())
-            || (self.form == Form::Surt && self.level != Level::String)
+        (self.level == Level::Protocol && self.rules.is_some()) || self.writes_surt()
+    }
+
+    /// Whether keys are written in the SURT form: asked for, above the `string` rung (which
+    /// keeps records as they are).
+    pub(crate) fn writes_surt(&self) -> bool {
+        self.form == Form::Surt && self.level != Level::String
     }
 }
 

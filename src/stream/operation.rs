@@ -357,6 +357,11 @@ pub(super) mod tests {
         assert_eq!(out, b"http://a/\nhttp://b/\n");
         let none = plain.key_lines("http://a/\nhttp://b/\r\n", 100, &mut Vec::new());
         assert_eq!(none, KeyRun::default());
+        // The string rung keeps records as they are, in the SURT form too.
+        let string = Normalizer::new(surt.clone().with_level(Level::String)).unwrap();
+        let mut out = Vec::new();
+        let run = string.key_lines("HTTP://A.B/x\r\n", 100, &mut out);
+        assert_eq!((run.lines, out.as_slice()), (1, &b"HTTP://A.B/x\n"[..]));
         // An empty record is an error, whatever ends it: never in a run.
         let surt_n = Normalizer::new(surt.clone()).unwrap();
         let empty = surt_n.key_lines("\r\nhttp://a/\n", 100, &mut Vec::new());
