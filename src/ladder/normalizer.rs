@@ -132,7 +132,7 @@ impl Normalizer {
     /// has that work done, on its components split without a second check
     /// ([`Normalizer::write_own_key`]).
     #[inline]
-    fn rewrites(&self) -> bool {
+    pub(crate) fn rewrites(&self) -> bool {
         self.options.rewrites_after_scheme_rung()
     }
 
@@ -230,8 +230,7 @@ impl Normalizer {
         notes: &mut Notes,
         refused_by_key_lines: bool,
     ) -> Result<(), Error> {
-        let surt = || self.options.form == Form::Surt && self.rewrites();
-        let ask_fast = text.is_none() || (!refused_by_key_lines && surt());
+        let ask_fast = text.is_none() || (!refused_by_key_lines && self.options.writes_surt());
         self.prepared(raw, text, repair, out, notes, ask_fast)
     }
 
@@ -520,13 +519,6 @@ impl Normalizer {
                 true
             });
         (at, lines, changed)
-    }
-
-    /// Whether [`Normalizer::own_key_lines`] may take a line that ends in a line feed
-    /// alone: where the SURT form or protocol rules rewrite keys.
-    #[cfg(feature = "stream")]
-    pub(crate) fn own_key_lines_take_lf_lines(&self) -> bool {
-        self.rewrites()
     }
 
     /// Writes the key of `record`, its own key at the scheme rung, after the protocol rules'

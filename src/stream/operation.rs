@@ -256,7 +256,7 @@ impl Operation for Normalizer {
     /// Only where the SURT form or protocol rules rewrite keys; otherwise its runs are the
     /// lines that end in CRLF.
     fn key_lines_take_lf_lines(&self) -> bool {
-        self.own_key_lines_take_lf_lines()
+        self.rewrites()
     }
 
     fn key_lines(&self, rest: &str, max_line: usize, out: &mut Vec<u8>) -> KeyRun {

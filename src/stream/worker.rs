@@ -325,9 +325,10 @@ impl<'a> Worker<'a> {
         pass.flush_run();
     }
 
-    /// The fast path, many lines at a time: the lines at `start` that pass through and end
-    /// in a line feed alone are their own keys. In [`Pass::writes_runs`] they join the run,
-    /// otherwise each is formatted as a record. Returns whether they reach the end of the chunk.
+    /// The fast path, many lines at a time: the lines at `start` that pass through are their
+    /// own keys. In [`Pass::writes_runs`] those that end in a line feed alone join the run;
+    /// otherwise each, CRLF lines too, is formatted as a record ([`Worker::write_passed`]).
+    /// Returns whether they reach the end of the chunk.
     #[inline]
     fn pass_lines(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
         if !pass.writes_runs {
@@ -348,9 +349,9 @@ impl<'a> Worker<'a> {
         false
     }
 
-    /// Formats each line at `start` that passes through (and ends in a line feed alone) as
-    /// a valid record that is its own key, as the operation hands them out, and moves past
-    /// them.
+    /// Formats each line at `start` that passes through (and ends in a line feed, alone or
+    /// after a carriage return) as a valid record that is its own key, as the operation
+    /// hands them out, and moves past them.
     fn write_passed(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) {
         let rest = &text[pass.start..];
         let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
@@ -367,7 +368,7 @@ impl<'a> Worker<'a> {
                 && !line.is_empty()
                 && line.len() <= max_line;
             let lf = whole && rest.as_bytes().get(at + line.len()) == Some(&b'\n');
-            let crlf = !lf && whole && crlf_at(rest.as_bytes(), at + line.len());
+            let crlf = !lf && whole && terminator(&rest.as_bytes()[at..], line.len()) == Some(2);
             if !lf && !crlf {
                 return false;
             }
@@ -601,13 +602,6 @@ impl<'a> Worker<'a> {
             sketch.insert(dedup::fingerprint(key));
         }
     }
-}
-
-/// Whether `rest[n..]` starts with CRLF (a line that does not end in a line feed alone:
-/// rare).
-#[cold]
-fn crlf_at(rest: &[u8], n: usize) -> bool {
-    rest.get(n..n + 2) == Some(b"\r\n")
 }
 
 /// The length of the line terminator at `rest[n..]` (`\n`, `\r\n`, or none at the end of
