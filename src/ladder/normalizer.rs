@@ -501,24 +501,66 @@ impl Normalizer {
             .fast
             .take_lines_ending::<true>(rest, max_line, |record, shape| {
                 let start = out.len();
-                if !self.sieve_passes(record, shape) {
-                    if !self.write_rules_key(record, out) {
-                        return false;
-                    }
-                } else if surt {
-                    self.write_own_surt(record, shape, out);
-                } else if shape.crlf {
-                    // Its own key, without the carriage return: not a line to copy through.
-                    out.extend_from_slice(record.as_bytes());
-                } else {
+                match self.write_run_key(record, shape, surt, out) {
+                    RunKey::Refused => return false,
                     // Copied through instead.
-                    return false;
+                    RunKey::Record if !shape.crlf => return false,
+                    // Its own key, without the carriage return: not a line to copy through.
+                    RunKey::Record => out.extend_from_slice(record.as_bytes()),
+                    RunKey::Written => {}
                 }
                 changed += u64::from(&out[start..] != record.as_bytes());
                 out.push(b'\n');
                 true
             });
         (at, lines, changed)
+    }
+
+    /// [`Normalizer::own_key_lines`] for rows (and for keys the engine tracks): the same
+    /// run, with the lines that are their own key in it too, whatever ends them; each line
+    /// (without its line end) is handed to `each` with its key, in order, until `each` says
+    /// `false`. A key written here goes into `key` (emptied first); a line that is its own
+    /// key is handed out as its own key, the same slice. Returns the bytes of `rest` taken
+    /// and the lines. For the engine ([`crate::stream::Operation::key_each_line`]).
+    #[cfg(feature = "stream")]
+    pub(crate) fn own_keys_each(
+        &self,
+        rest: &str,
+        max_line: usize,
+        key: &mut Vec<u8>,
+        mut each: impl FnMut(&str, &str) -> bool,
+    ) -> (usize, u64) {
+        let surt = self.options.writes_surt();
+        self.fast
+            .take_lines_ending::<true>(rest, max_line, |record, shape| {
+                key.clear();
+                match self.write_run_key(record, shape, surt, key) {
+                    RunKey::Refused => false,
+                    RunKey::Record => each(record, record),
+                    RunKey::Written => key_text(key).is_some_and(|k| each(record, k)),
+                }
+            })
+    }
+
+    /// The key of `record`, which the fast path took (`shape`), where a run writes it without
+    /// a parse: under protocol rules, a record the rules' sieve lets through gets the rules'
+    /// rounds; in the SURT form (`surt`: [`Options::writes_surt`], asked once per run), its
+    /// SURT; otherwise the record is its own key.
+    #[cfg(feature = "stream")]
+    #[inline(always)]
+    fn write_run_key(&self, record: &str, shape: Shape, surt: bool, out: &mut Vec<u8>) -> RunKey {
+        if !self.sieve_passes(record, shape) {
+            if self.write_rules_key(record, out) {
+                RunKey::Written
+            } else {
+                RunKey::Refused
+            }
+        } else if surt {
+            self.write_own_surt(record, shape, out);
+            RunKey::Written
+        } else {
+            RunKey::Record
+        }
     }
 
     /// Writes the key of `record`, its own key at the scheme rung, after the protocol rules'
@@ -887,6 +929,32 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
         options,
     };
     Ok(n.normalize(a)? == n.normalize(b)?)
+}
+
+/// `key` as text: checked as ASCII (most keys are, and that check is a fraction of a full
+/// UTF-8 check), else as UTF-8.
+#[cfg(feature = "stream")]
+#[inline]
+fn key_text(key: &[u8]) -> Option<&str> {
+    if key.is_ascii() {
+        // SAFETY: every byte is ASCII (checked on the line above), and ASCII is UTF-8.
+        Some(unsafe { std::str::from_utf8_unchecked(key) })
+    } else {
+        std::str::from_utf8(key).ok()
+    }
+}
+
+/// What a run of keys does with a record the fast path took
+/// ([`Normalizer::write_run_key`]).
+#[cfg(feature = "stream")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RunKey {
+    /// Its key was written.
+    Written,
+    /// It is its own key: nothing was written.
+    Record,
+    /// Not in a run: the rules' rounds warned, or the thread's scratch buffers were in use.
+    Refused,
 }
 
 #[cfg(test)]

@@ -155,6 +155,30 @@ pub trait Operation: Sync {
         KeyRun::default()
     }
 
+    /// [`Operation::key_lines`] for the rows of the tsv and jsonl outputs and for keys the
+    /// engine tracks or ends with NUL (where nothing is written in runs): the same run, with
+    /// the lines that pass through in it too, each line (without its line end) handed to
+    /// `each` with its key, in order, until `each` says `false`. Returns the bytes and the
+    /// lines of the run up to the last line `each` took. A key written for the run goes into
+    /// `key` (the caller's buffer, reused); a line that passes through is handed out as its
+    /// own key, the same slice. The engine asks it, where [`Operation::key_lines_take_lf_lines`]
+    /// says `true`, about the lines that do not pass through
+    /// ([`Operation::pass_through_each_line`]).
+    ///
+    /// Each key must be exactly what [`Operation::apply_raw`] gives, without a repair or a
+    /// warning; where [`Operation::passes_printable_records`] says `true`, each key holds no
+    /// byte the formats escape either. The default takes no line.
+    fn key_each_line(
+        &self,
+        rest: &str,
+        max_line: usize,
+        key: &mut Vec<u8>,
+        each: &mut dyn FnMut(&str, &str) -> bool,
+    ) -> (usize, u64) {
+        let _ = (rest, max_line, key, each);
+        (0, 0)
+    }
+
     /// Whether [`Operation::key_lines`] may take a line that ends in a line feed alone. Where
     /// it says `false` (its runs hold only lines that end in CRLF, which cannot be copied
     /// through as they are), the engine asks it only about a line that ends in CRLF. The
@@ -248,7 +272,8 @@ impl Operation for Normalizer {
     }
 
     /// The fast path takes no record holding a control character, a space, `"` or `\`:
-    /// no component allows them raw (SPEC §8).
+    /// no component allows them raw (SPEC §8). The keys of its runs of keys are made of
+    /// such a record's bytes and of printable ASCII punctuation.
     fn passes_printable_records(&self) -> bool {
         true
     }
@@ -257,6 +282,16 @@ impl Operation for Normalizer {
     /// lines that end in CRLF.
     fn key_lines_take_lf_lines(&self) -> bool {
         self.rewrites()
+    }
+
+    fn key_each_line(
+        &self,
+        rest: &str,
+        max_line: usize,
+        key: &mut Vec<u8>,
+        each: &mut dyn FnMut(&str, &str) -> bool,
+    ) -> (usize, u64) {
+        self.own_keys_each(rest, max_line, key, each)
     }
 
     fn key_lines(&self, rest: &str, max_line: usize, out: &mut Vec<u8>) -> KeyRun {
@@ -380,6 +415,55 @@ pub(super) mod tests {
             }
             assert_eq!(String::from_utf8(out).unwrap(), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn runs_of_rows_hand_out_each_line_with_the_key_apply_gives() {
+        use crate::ladder::{Form, Level, Options, Rules};
+        let crawler = Options::default()
+            .with_level(Level::Protocol)
+            .with_rules(Some(std::sync::Arc::new(
+                Rules::profile("crawler").unwrap(),
+            )));
+        let text = "http://a.b/c\r\nhttp://d.e/?utm_source=x\nhttp://f.g/\nHTTP://X/\nhttp://h/\n";
+        for options in [Options::default().with_form(Form::Surt), crawler] {
+            let n = Normalizer::new(options).unwrap();
+            let (mut seen, mut key) = (Vec::new(), Vec::new());
+            let mut own = 0;
+            let run = n.key_each_line(text, 100, &mut key, &mut |line, key| {
+                own += usize::from(std::ptr::eq(line, key));
+                seen.push((line.to_owned(), key.to_owned()));
+                true
+            });
+            // The run stops at the line the fast path refuses, CRLF lines in it.
+            assert_eq!(run, (51, 3), "{seen:?}");
+            for (line, key) in &seen {
+                let mut want = String::new();
+                n.apply(line, &mut want).unwrap();
+                assert_eq!(key, &want);
+            }
+            // A line that is its own key is handed out as itself; a SURT never is.
+            let surt = n.options().form == Form::Surt;
+            assert_eq!(own, if surt { 0 } else { 2 });
+            // A callback that stops early ends the run at the last line it took.
+            let mut count = 0;
+            let run = n.key_each_line(text, 100, &mut key, &mut |_, _| {
+                count += 1;
+                count < 2
+            });
+            assert_eq!(run, (14, 1));
+        }
+        // Where no key is rewritten, the lines of the run are their own keys.
+        let plain = Normalizer::new(Options::default()).unwrap();
+        let mut own = 0;
+        let run = plain.key_each_line(text, 100, &mut Vec::new(), &mut |line, key| {
+            own += usize::from(std::ptr::eq(line, key));
+            true
+        });
+        assert_eq!((run, own), ((51, 3), 3));
+        // An operation that writes no keys in runs (the default) takes no line.
+        let none = upper.key_each_line(text, 100, &mut Vec::new(), &mut |_, _| true);
+        assert_eq!(none, (0, 0));
     }
 
     /// The lines `pass_through_each_line` hands out, and what it returns, when the callback

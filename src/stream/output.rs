@@ -266,14 +266,16 @@ pub(crate) struct Record<'a> {
     /// The warnings about a valid record (written in jsonl only).
     pub(crate) warnings: &'a [Warning],
     /// The record passed through an operation whose records that pass through are
-    /// printable ([`crate::stream::Operation::passes_printable_records`]): it is its own
-    /// key and holds no byte a format escapes, so its fields are copied without a scan.
+    /// printable ([`crate::stream::Operation::passes_printable_records`]), or was in its
+    /// runs of keys: neither it nor its key holds a byte a format escapes, so its fields
+    /// are copied without a scan.
     pub(crate) passed: bool,
 }
 
 impl<'a> Record<'a> {
     /// A valid record: its line number, its input, its key, the warnings about it, and
-    /// whether it passed through as a printable record ([`Record::passed`]).
+    /// whether it and its key are printable, as the operation's fast path promises
+    /// ([`Record::passed`]).
     pub(crate) fn valid(
         line: u64,
         input: &'a [u8],
@@ -357,7 +359,7 @@ impl RowWriter {
     /// [`RowWriter::write`] for a record that passed through ([`Record::passed`]): valid, its
     /// own key, without warnings, holding no byte a format escapes. The same bytes, written
     /// without the questions the other records need.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn write_passed(&mut self, out: &mut Vec<u8>, line: u64, record: &str) {
         let r = record.as_bytes();
         match self.format.mode {
@@ -406,6 +408,7 @@ impl RowWriter {
         match result {
             // A key that is the input: its field is the input's field again.
             Ok(key) if same_bytes(key.as_bytes(), input) => out.extend_from_within(escaped_input),
+            Ok(key) if passed => push_unescaped(out, key.as_bytes(), tsv_next),
             Ok(key) => push_tsv_field(out, key.as_bytes()),
             Err(_) => {}
         }
@@ -435,9 +438,9 @@ impl RowWriter {
         let same = result.ok().filter(|key| same_bytes(key.as_bytes(), input));
         let escaped_input = out.len();
         match same {
-            Some(_) if passed => push_unescaped(out, input, json_next),
-            Some(key) => push_json_str(out, key),
-            None => push_json_bytes(out, input),
+            Some(key) if !passed => push_json_str(out, key),
+            None if !passed => push_json_bytes(out, input),
+            _ => push_unescaped(out, input, json_next),
         }
         let escaped_input = escaped_input..out.len();
         match result {
@@ -445,6 +448,8 @@ impl RowWriter {
                 out.extend_from_slice(JSONL_KEY);
                 if same.is_some() {
                     out.extend_from_within(escaped_input);
+                } else if passed {
+                    push_unescaped(out, key.as_bytes(), json_next);
                 } else {
                     push_json_str(out, key);
                 }
@@ -707,11 +712,12 @@ fn push_escaped(
     out.extend_from_slice(rest);
 }
 
-/// Appends `bytes` as they are: a record that passed through ([`Record::passed`]), which
-/// holds none of the bytes `next` finds (checked in debug builds).
+/// Appends `bytes` as they are: a record, or its key, that the operation promises printable
+/// ([`Record::passed`]), which holds none of the bytes `next` finds (checked in debug
+/// builds).
 #[inline]
 fn push_unescaped(out: &mut Vec<u8>, bytes: &[u8], next: impl Fn(&[u8]) -> Option<usize>) {
-    debug_assert!(next(bytes).is_none(), "a record that passed through");
+    debug_assert!(next(bytes).is_none(), "a printable record or key");
     out.extend_from_slice(bytes);
 }
 

@@ -52,6 +52,8 @@ struct Scratch {
     backoff: Backoff,
     /// The operation's runs of keys refused the record at hand.
     refused_by_key_lines: bool,
+    /// The key of a line in a run of rows ([`Operation::key_each_line`]).
+    run_key: Vec<u8>,
 }
 
 impl Scratch {
@@ -64,6 +66,7 @@ impl Scratch {
             rows: RowWriter::new(options.format()),
             backoff: Backoff::default(),
             refused_by_key_lines: false,
+            run_key: Vec::new(),
         }
     }
 }
@@ -295,25 +298,46 @@ impl<'a> Worker<'a> {
                 if pass.start != before {
                     scratch.backoff.taken();
                 }
-                // The line at `start` does not pass as a line that ends in a line feed alone.
-                // Its key may be written in a run of keys; it may still pass if it ends in
-                // CRLF, or is the last line and has no line feed; any other goes to the
-                // operation.
-                let end = pass.line_end();
-                line_end = Some(end);
-                let crlf = end > pass.start && pass.data[end - 1] == b'\r';
-                let keys = pass.writes_runs && (self.key_lf || crlf);
-                if keys && self.key_lines(text, pass) {
-                    scratch.backoff.taken();
-                    continue;
+                if self.key_rows(pass) {
+                    // Rows of the keys the operation writes in runs: the line they stop at
+                    // goes to the operation, unless it is the last line and passes alone.
+                    let before = pass.start;
+                    self.write_keyed(text, pass, scratch);
+                    if pass.start == pass.data.len() {
+                        break;
+                    }
+                    if pass.start != before {
+                        scratch.backoff.taken();
+                    }
+                    refused_by_key_lines = true;
+                    let end = pass.line_end();
+                    line_end = Some(end);
+                    if end == pass.data.len() && self.pass_line(text, pass, scratch) {
+                        scratch.backoff.taken();
+                        continue;
+                    }
+                    scratch.backoff.refused();
+                } else {
+                    // The line at `start` does not pass as a line that ends in a line feed
+                    // alone. Its key may be written in a run of keys; it may still pass if it
+                    // ends in CRLF, or is the last line and has no line feed; any other goes
+                    // to the operation.
+                    let end = pass.line_end();
+                    line_end = Some(end);
+                    let crlf = end > pass.start && pass.data[end - 1] == b'\r';
+                    let keys = pass.writes_runs && (self.key_lf || crlf);
+                    if keys && self.key_lines(text, pass) {
+                        scratch.backoff.taken();
+                        continue;
+                    }
+                    refused_by_key_lines = keys;
+                    let try_alone = end == pass.data.len() || crlf;
+                    if try_alone && self.pass_line(text, pass, scratch) {
+                        scratch.backoff.taken();
+                        continue;
+                    }
+                    scratch.backoff.refused();
                 }
-                refused_by_key_lines = keys;
-                let try_alone = end == pass.data.len() || crlf;
-                if try_alone && self.pass_line(text, pass, scratch) {
-                    scratch.backoff.taken();
-                    continue;
-                }
-                scratch.backoff.refused();
             }
             pass.flush_run();
             let end = line_end.unwrap_or_else(|| pass.line_end());
@@ -385,6 +409,55 @@ impl<'a> Worker<'a> {
             at += line.len() + 1 + usize::from(crlf);
             true
         });
+        pass.start += at;
+    }
+
+    /// Whether the keys the operation writes in runs are written as rows, one by one
+    /// ([`Worker::write_keyed`]): where it rewrites keys in runs and the chunk's output is
+    /// not written in runs of keys (rows, tracked keys, NUL after each key).
+    #[inline]
+    fn key_rows(&self, pass: &Pass<'_>) -> bool {
+        self.key_lf && !pass.writes_runs
+    }
+
+    /// Formats each line at `start` whose key the operation writes in a run
+    /// ([`Operation::key_each_line`]), lines that pass through among them, as a valid record
+    /// with its key, and moves past them.
+    fn write_keyed(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) {
+        let rest = &text[pass.start..];
+        let max_line = self.options.max_line_bytes;
+        let fast_rows = self.printable && !self.tracks_keys();
+        let (line_number, out, report) = (&mut pass.line, &mut *pass.out, &mut *pass.report);
+        let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+        let mut at = 0;
+        let each = &mut |line: &str, key: &str| {
+            // The contract, checked: each line starts where the one before ended, and is a
+            // whole line of at most `max_line` bytes, not empty, ended by a line feed or a
+            // CRLF.
+            let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
+                && !line.is_empty()
+                && line.len() <= max_line;
+            let ending = whole
+                .then(|| terminator(&rest.as_bytes()[at..], line.len()))
+                .flatten();
+            let Some(ending @ 1..) = ending else {
+                return false;
+            };
+            report.stats.records += 1;
+            if std::ptr::eq(key, line) && fast_rows {
+                rows.write_passed(out, *line_number, line);
+                report.stats.keys_written += 1;
+            } else {
+                report.stats.changed += u64::from(key != line);
+                let record = Record::valid(*line_number, line.as_bytes(), key, &[], self.printable);
+                self.write_valid(record, keys, rows, out, report);
+            }
+            *line_number += 1;
+            at += line.len() + ending;
+            true
+        };
+        self.op
+            .key_each_line(rest, max_line, &mut scratch.run_key, each);
         pass.start += at;
     }
 

@@ -342,28 +342,94 @@ fn same_counts(a: &Stats, b: &Stats) -> bool {
         && a.unique == b.unique
 }
 
+/// One run of [`check_engine`]: an output form and the settings beside it.
+#[derive(Clone, Copy)]
+struct Run {
+    output: OutputMode,
+    strict: bool,
+    stats: bool,
+    unique: bool,
+    null: bool,
+    chunk_size: usize,
+}
+
+impl Run {
+    fn of(output: OutputMode) -> Run {
+        Run {
+            output,
+            strict: false,
+            stats: false,
+            unique: false,
+            null: false,
+            chunk_size: 1 << 20,
+        }
+    }
+}
+
 /// The engine copies lines that pass through itself (without repairs, without `apply`);
 /// its output and counts match an operation that always takes the full ladder: over
-/// `input` in key output, and over `small` in every output form and with other settings.
-fn check_engine(input: &[u8], small: &[u8], options: &Options) {
+/// `input` in key output (and in jsonl rows with `rows`), and over `small` in every output
+/// form and with other settings (strict, statistics, distinct keys, NUL after each key, tiny
+/// chunks).
+fn check_engine(input: &[u8], small: &[u8], options: &Options, rows: bool) {
     let fast = Normalizer::new(options.clone()).unwrap();
     let slow = fast.without_fast_path();
     // The normalizer without its fast path, as an operation: every record takes the full
     // ladder, and its warnings reach the output (jsonl) as the fast one's do.
     let reference = slow;
-    let mut runs = vec![(input, OutputMode::Key, false, false, 1 << 20)];
-    for output in [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl] {
-        runs.push((small, output, true, false, 1 << 20));
-        runs.push((small, output, false, true, 1 << 20));
-        runs.push((small, output, false, false, 7));
+    let mut runs = vec![(input, Run::of(OutputMode::Key))];
+    if rows {
+        runs.push((input, Run::of(OutputMode::Jsonl)));
     }
-    for (input, output, strict, stats, chunk_size) in runs {
+    for output in [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl] {
+        let run = Run::of(output);
+        runs.push((
+            small,
+            Run {
+                strict: true,
+                ..run
+            },
+        ));
+        runs.push((small, Run { stats: true, ..run }));
+        runs.push((
+            small,
+            Run {
+                unique: true,
+                ..run
+            },
+        ));
+        runs.push((
+            small,
+            Run {
+                chunk_size: 7,
+                ..run
+            },
+        ));
+    }
+    runs.push((
+        small,
+        Run {
+            null: true,
+            ..Run::of(OutputMode::Key)
+        },
+    ));
+    for (input, run) in runs {
         {
+            let Run {
+                output,
+                strict,
+                stats,
+                unique,
+                null,
+                chunk_size,
+            } = run;
             let eo = EngineOptions::default()
                 .with_threads(1)
                 .with_output(output)
                 .with_strict(strict)
                 .with_stats(stats)
+                .with_unique(unique)
+                .with_null_terminated(null)
                 .with_chunk_size(chunk_size)
                 .with_max_line_bytes(300);
             let (a, sa) = engine_run(&fast, input, eo.clone());
@@ -372,7 +438,8 @@ fn check_engine(input: &[u8], small: &[u8], options: &Options) {
             let (b, sb) = engine_run(&reference, input, eo);
             assert!(
                 a == b,
-                "engine output differs under {options:?}, {output:?}, strict={strict}, stats={stats}"
+                "engine output differs under {options:?}, {output:?}, strict={strict}, \
+                 stats={stats}, unique={unique}, null={null}, chunk size {chunk_size}"
             );
             assert!(same_counts(&sa, &sb), "{sa:?} {sb:?}");
         }
@@ -413,7 +480,7 @@ fn the_engine_agrees_over_the_corpora() {
             .with_level(Level::Syntax)
             .with_drop_fragment(true),
     ] {
-        check_engine(&all, slice, &options);
+        check_engine(&all, slice, &options, false);
     }
 }
 
@@ -454,9 +521,9 @@ const RULE_LINES: &str = "http://example.com/a?utm_source=x\n\
     http://example.com/a?utm_source=x";
 
 /// The engine writes the keys of lines that protocol rules change (or that their sieve
-/// cannot judge) in runs, as the SURT form writes the SURTs of lines it takes: its output
-/// and counts match the full ladder's, under every rule set and form of
-/// [`configurations`], over [`RULE_LINES`] and over the corpora.
+/// cannot judge) in runs, as the SURT form writes the SURTs of lines it takes, in key output
+/// and in rows: its output and counts match the full ladder's, under every rule set and
+/// form of [`configurations`], over [`RULE_LINES`] and over the corpora.
 #[test]
 fn the_engine_agrees_under_protocol_rules_and_the_surt_form() {
     let mut all: Vec<u8> = RULE_LINES.as_bytes().to_vec();
@@ -481,7 +548,7 @@ fn the_engine_agrees_under_protocol_rules_and_the_surt_form() {
         .filter(|o| o.rules.is_some() || o.form == Form::Surt)
         .filter(|o| !o.drop_fragment && !o.nfc);
     for options in rules_or_surt {
-        check_engine(&all, RULE_LINES.as_bytes(), &options);
+        check_engine(&all, RULE_LINES.as_bytes(), &options, true);
     }
 }
 
@@ -707,6 +774,6 @@ fn engine_agrees_on_generated_inputs() {
             .position(|&b| b == b'\n')
             .map_or(0, |i| i + 1);
     for options in configurations().into_iter().step_by(5) {
-        check_engine(&input, &input[..cut], &options);
+        check_engine(&input, &input[..cut], &options, true);
     }
 }
