@@ -22,6 +22,7 @@
 #   crawler       real URLs, --level protocol --profile crawler
 #   surt          real URLs, --level scheme --form surt
 #   jsonl         real URLs, --output jsonl (the default level and form)
+#   surt-jsonl    real URLs, --form surt --output jsonl (web-archive index rows)
 #   noncanonical  non-canonical real URLs (../shared/bench/make_noncanonical.py over the real
 #                 input: uppercase scheme and host, default port, "/./"), the default mode
 #   iri-heavy     IRIs with hosts and paths in 28 scripts, raw, percent-encoded and as A-labels

@@ -13,18 +13,19 @@
 #                 percent-encoded or as A-labels, repeated.
 #
 # Modes (bench_mode_args: the `irinorm normalize` options; bench_mode_input: the input):
-bench_modes_all="uri iri crawler surt jsonl noncanonical iri-heavy"
+bench_modes_all="uri iri crawler surt jsonl surt-jsonl noncanonical iri-heavy"
 declare -A bench_mode_args=(
     [uri]="--level scheme --form uri"
     [iri]="--level scheme --form iri"
     [crawler]="--level protocol --profile crawler"
     [surt]="--level scheme --form surt"
     [jsonl]="--level scheme --form uri --output jsonl"
+    [surt-jsonl]="--level scheme --form surt --output jsonl"
     [noncanonical]="--level scheme --form uri"
     [iri-heavy]="--level scheme --form uri"
 )
 declare -A bench_mode_input=(
-    [uri]=real [iri]=real [crawler]=real [surt]=real [jsonl]=real
+    [uri]=real [iri]=real [crawler]=real [surt]=real [jsonl]=real [surt-jsonl]=real
     [noncanonical]=noncanonical [iri-heavy]=iri-heavy
 )
 declare -A bench_input_about=(

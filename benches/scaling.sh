@@ -26,7 +26,8 @@
 #   SCALING_CORPORA  the *.txt corpora (default ../shared/corpora)
 #   SCALING_THREADS  thread counts (default 1 2 4 8 16, those above nproc left out; the
 #                    first must be 1)
-#   SCALING_MODES    modes (default all: uri iri crawler surt jsonl noncanonical iri-heavy)
+#   SCALING_MODES    modes (default all: uri iri crawler surt jsonl surt-jsonl noncanonical
+#                    iri-heavy)
 #   SCALING_RUNS     runs of each command (default 3)
 set -euo pipefail
 
