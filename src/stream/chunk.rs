@@ -103,11 +103,10 @@ impl Chunk {
 pub(super) struct Report {
     /// Record counts (records, invalid, repairs, changed).
     pub(super) stats: Stats,
-    /// The output of each valid record whose key is new to the chunk, with the key's
-    /// fingerprint, in order; filled only when keys are deduplicated (`unique`). (The
-    /// records whose key came earlier in the chunk are left out of the output already; the
-    /// writer leaves out those whose key came in an earlier chunk. Invalid records have no
-    /// span: they are always written.)
+    /// The output of each valid record, with its key's fingerprint, in order; filled only
+    /// when keys are deduplicated (`unique`). (The writer leaves out the records whose key
+    /// came before, in this chunk or an earlier one. Invalid records have no span: they are
+    /// always written.)
     pub(super) spans: Vec<Span>,
     /// A sketch of the chunk's keys, when they are counted but not deduplicated (`stats`
     /// alone): the writer merges it into the run's, in fixed memory per chunk.

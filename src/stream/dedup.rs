@@ -122,15 +122,6 @@ impl FingerprintSet {
         self.len
     }
 
-    /// Empties the set, keeping its memory.
-    pub(super) fn clear(&mut self) {
-        for shard in self.shards.iter_mut().filter(|s| s.len > 0) {
-            shard.slots.fill(EMPTY);
-            shard.len = 0;
-        }
-        self.len = 0;
-    }
-
     /// The bytes of the slots of all sub-tables.
     #[cfg(test)]
     fn slot_bytes(&self) -> usize {
@@ -336,10 +327,6 @@ mod tests {
                 );
             }
         }
-        set.clear();
-        assert_eq!(set.len(), 0);
-        assert!(!set.contains(spread(1).next().unwrap()));
-        assert!(spread(1000).all(|f| set.insert(f)));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::ladder::Notes;
 use crate::stream::chunk::{
     Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
 };
-use crate::stream::dedup::{self, FingerprintSet};
+use crate::stream::dedup;
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
@@ -44,8 +44,6 @@ struct Scratch {
     notes: Notes,
     /// The operation's output for the current record.
     key: String,
-    /// The fingerprints of the keys of the current chunk so far (when keys are tracked).
-    chunk_keys: FingerprintSet,
     /// The formatter of the output records.
     rows: RowWriter,
     /// When the fast path is tried.
@@ -62,7 +60,6 @@ impl Scratch {
         Scratch {
             notes: Notes::default(),
             key: String::new(),
-            chunk_keys: FingerprintSet::default(),
             rows: RowWriter::new(options.format()),
             backoff: Backoff::default(),
             refused_by_key_lines: false,
@@ -255,7 +252,6 @@ impl<'a> Worker<'a> {
         out.clear();
         verbatim_runs.clear();
         report.clear();
-        scratch.chunk_keys.clear();
         let data = &data[..*len];
         let line = first_line.unwrap_or(1);
         let file = self.names.get(*input).map_or("", String::as_str);
@@ -378,7 +374,7 @@ impl<'a> Worker<'a> {
     /// hands them out, and moves past them.
     fn write_passed(&self, text: &str, pass: &mut Pass<'_>, scratch: &mut Scratch) {
         let rest = &text[pass.start..];
-        let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+        let rows = &mut scratch.rows;
         let max_line = self.options.max_line_bytes;
         let mut at = 0;
         let (line_number, out, report) = (&mut pass.line, &mut *pass.out, &mut *pass.report);
@@ -403,7 +399,7 @@ impl<'a> Worker<'a> {
             } else {
                 let record =
                     Record::valid(*line_number, line.as_bytes(), line, &[], self.printable);
-                self.write_valid(record, keys, rows, out, report);
+                self.write_valid(record, rows, out, report);
             }
             *line_number += 1;
             at += line.len() + 1 + usize::from(crlf);
@@ -428,7 +424,7 @@ impl<'a> Worker<'a> {
         let max_line = self.options.max_line_bytes;
         let fast_rows = self.printable && !self.tracks_keys();
         let (line_number, out, report) = (&mut pass.line, &mut *pass.out, &mut *pass.report);
-        let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+        let rows = &mut scratch.rows;
         let mut at = 0;
         let each = &mut |line: &str, key: &str| {
             // The contract, checked: each line starts where the one before ended, and is a
@@ -450,7 +446,7 @@ impl<'a> Worker<'a> {
             } else {
                 report.stats.changed += u64::from(key != line);
                 let record = Record::valid(*line_number, line.as_bytes(), key, &[], self.printable);
-                self.write_valid(record, keys, rows, out, report);
+                self.write_valid(record, rows, out, report);
             }
             *line_number += 1;
             at += line.len() + ending;
@@ -501,10 +497,9 @@ impl<'a> Worker<'a> {
         } else {
             pass.flush_run();
             let (raw, key) = (&pass.data[pass.start..end], &rest[..n]);
-            let keys = &mut scratch.chunk_keys;
             let (rows, out, report) = (&mut scratch.rows, &mut *pass.out, &mut *pass.report);
             let record = Record::valid(pass.line, raw, key, &[], self.printable);
-            self.write_valid(record, keys, rows, out, report);
+            self.write_valid(record, rows, out, report);
             pass.line += 1;
             pass.start = end + terminator.max(1);
         }
@@ -601,9 +596,9 @@ impl<'a> Worker<'a> {
                 if key.as_bytes() != raw {
                     report.stats.changed += 1;
                 }
-                let (keys, rows) = (&mut scratch.chunk_keys, &mut scratch.rows);
+                let rows = &mut scratch.rows;
                 let record = Record::valid(line, raw, key, warnings, false);
-                self.write_valid(record, keys, rows, out, report);
+                self.write_valid(record, rows, out, report);
                 true
             }
             Err(error) => {
@@ -641,15 +636,14 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// Formats a valid record with its key (counted already). With `unique`, a key new to
-    /// the chunk gets a [`Span`], and a record whose key came earlier in the chunk is not
-    /// written at all (`chunk_keys` holds the chunk's keys so far); with `stats` alone, the
-    /// key goes into the chunk's sketch.
+    /// Formats a valid record with its key (counted already). With `unique`, the record gets
+    /// a [`Span`], with which the writer drops it if its key came before, in this chunk or
+    /// an earlier one ([`dedup::keep_first`]); with `stats` alone, the key goes into the
+    /// chunk's sketch.
     #[inline]
     fn write_valid(
         &self,
         record: Record<'_>,
-        chunk_keys: &mut FingerprintSet,
         rows: &mut RowWriter,
         out: &mut Vec<u8>,
         report: &mut Report,
@@ -659,17 +653,11 @@ impl<'a> Worker<'a> {
         rows.write(out, record);
         report.stats.keys_written += 1;
         if self.options.unique {
-            let fingerprint = dedup::fingerprint(key);
-            if chunk_keys.insert(fingerprint) {
-                report.spans.push(Span {
-                    start,
-                    end: out.len(),
-                    fingerprint,
-                });
-            } else {
-                out.truncate(start);
-                report.stats.keys_written -= 1;
-            }
+            report.spans.push(Span {
+                start,
+                end: out.len(),
+                fingerprint: dedup::fingerprint(key),
+            });
         } else if self.options.stats {
             let sketch = report.sketch.get_or_insert_with(HyperLogLog::default);
             sketch.insert(dedup::fingerprint(key));
@@ -754,14 +742,22 @@ mod tests {
     }
 
     #[test]
-    fn unique_keys_are_written_once_per_chunk() {
+    fn unique_keys_get_a_span_each_for_the_writer_to_drop_repeats() {
         let options = EngineOptions::default().with_unique(true);
-        let chunk = process(b"aa\nbb\naa\nCc\ncC\n", ChunkKind::Lines, &options);
+        let mut chunk = process(b"aa\nbb\naa\nCc\ncC\n", ChunkKind::Lines, &options);
         assert!(chunk.verbatim_runs.is_empty());
-        assert_eq!(chunk.out, b"aa\nbb\nCC\n");
+        assert_eq!(chunk.out, b"aa\nbb\naa\nCC\nCC\n");
         let spans: Vec<_> = chunk.report.spans.iter().map(|s| s.start..s.end).collect();
-        assert_eq!(spans, [0..3, 3..6, 6..9]);
+        assert_eq!(spans, [0..3, 3..6, 6..9, 9..12, 12..15]);
+        let fingerprints: Vec<_> = chunk.report.spans.iter().map(|s| s.fingerprint).collect();
+        assert_eq!(fingerprints[0], fingerprints[2]);
+        assert_eq!(fingerprints[3], fingerprints[4]);
+        assert_ne!(fingerprints[0], fingerprints[1]);
         assert_eq!(chunk.report.stats.records, 5);
+        // The writer keeps the first record of each key.
+        let mut seen = dedup::FingerprintSet::default();
+        let dropped = dedup::keep_first(&mut chunk.out, &chunk.report.spans, &mut seen);
+        assert_eq!((chunk.out.as_slice(), dropped), (&b"aa\nbb\nCC\n"[..], 2));
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The writer stage (SPEC §8 engine, §6 diagnostics): puts the chunks back in input order,
 //! writes each one's output (the verbatim runs from the input buffer, with vectored
-//! writes), its diagnostics and counts, drops repeated keys across chunks for `--unique`
+//! writes), its diagnostics and counts, drops repeated keys for `--unique`
 //! (or, for `--stats` alone, sketches them to estimate their number), and hands each chunk
 //! back to the reader.
 
