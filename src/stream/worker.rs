@@ -227,13 +227,20 @@ impl<'a> Worker<'a> {
     }
 
     /// Whether a record that passes through is written as the line itself: in key output
-    /// without per-record tracking, consecutive such lines (each with its line feed and no
+    /// without deduplication, consecutive such lines (each with its line feed and no
     /// carriage return) form one range of the input, which is not copied: the writer writes
-    /// it from the chunk's data (see [`VerbatimRun`]).
+    /// it from the chunk's data (see [`VerbatimRun`]). With `stats`, each key still goes into
+    /// the chunk's sketch as it is found ([`Worker::sketches`]).
     fn verbatim(&self) -> bool {
         self.options.output == OutputMode::Key
-            && !self.tracks_keys()
+            && !self.options.unique
             && !self.options.null_terminated
+    }
+
+    /// Whether keys are counted into a sketch (`stats` without `unique`).
+    #[inline]
+    fn sketches(&self) -> bool {
+        self.options.stats && !self.options.unique
     }
 
     /// Runs the operation over every record of `chunk`, filling its output and report.
@@ -296,7 +303,8 @@ impl<'a> Worker<'a> {
                 }
                 if self.key_rows(pass) {
                     // Rows of the keys the operation writes in runs: the line they stop at
-                    // goes to the operation, unless it is the last line and passes alone.
+                    // goes to the operation, unless it passes alone (the last line, or one
+                    // that ends in CRLF, for an operation that writes no runs of keys).
                     let before = pass.start;
                     self.write_keyed(text, pass, scratch);
                     if pass.start == pass.data.len() {
@@ -308,7 +316,9 @@ impl<'a> Worker<'a> {
                     refused_by_key_lines = true;
                     let end = pass.line_end();
                     line_end = Some(end);
-                    if end == pass.data.len() && self.pass_line(text, pass, scratch) {
+                    let crlf = end > pass.start && pass.data[end - 1] == b'\r';
+                    let try_alone = end == pass.data.len() || crlf;
+                    if try_alone && self.pass_line(text, pass, scratch) {
                         scratch.backoff.taken();
                         continue;
                     }
@@ -358,7 +368,11 @@ impl<'a> Worker<'a> {
         // Slicing `text` after a line feed is always on a char boundary.
         let rest = &text[pass.start..];
         let max_line = self.options.max_line_bytes;
-        let (n, lines) = self.op.pass_through_lines(rest, max_line);
+        let (n, lines) = if self.sketches() {
+            self.sketch_passed(rest, pass.report)
+        } else {
+            self.op.pass_through_lines(rest, max_line)
+        };
         // The contract, checked: whole lines.
         if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
             pass.report.stats.records += lines;
@@ -367,6 +381,28 @@ impl<'a> Worker<'a> {
             return pass.start == pass.data.len();
         }
         false
+    }
+
+    /// [`Operation::pass_through_lines`] over `rest` with each line's key (the line) put into
+    /// the chunk's sketch as the operation hands the lines out: the lines that end in a line
+    /// feed alone, up to the first that does not.
+    fn sketch_passed(&self, rest: &str, report: &mut Report) -> (usize, u64) {
+        let max_line = self.options.max_line_bytes;
+        let mut at = 0;
+        self.op.pass_through_each_line(rest, max_line, &mut |line| {
+            // The contract, checked: each line starts where the one before ended, and is a
+            // whole line of at most `max_line` bytes, not empty; only a line that ends in a
+            // line feed alone joins a run.
+            let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
+                && !line.is_empty()
+                && line.len() <= max_line;
+            if !whole || rest.as_bytes().get(at + line.len()) != Some(&b'\n') {
+                return false;
+            }
+            sketch_key(report, line.as_bytes());
+            at += line.len() + 1;
+            true
+        })
     }
 
     /// Formats each line at `start` that passes through (and ends in a line feed, alone or
@@ -472,6 +508,15 @@ impl<'a> Worker<'a> {
             pass.out.truncate(mark);
             return false;
         }
+        if self.sketches() {
+            // The keys are the run's lines of output.
+            let keys = &pass.out[mark..];
+            let mut from = 0;
+            for end in memchr::memchr_iter(b'\n', keys) {
+                sketch_key(pass.report, &keys[from..end]);
+                from = end + 1;
+            }
+        }
         let stats = &mut pass.report.stats;
         stats.records += run.lines;
         stats.keys_written += run.lines;
@@ -492,6 +537,9 @@ impl<'a> Worker<'a> {
         pass.report.stats.records += 1;
         let end = pass.start + n;
         if pass.writes_runs && terminator == 1 {
+            if self.sketches() {
+                sketch_key(pass.report, &pass.data[pass.start..end]);
+            }
             pass.report.stats.keys_written += 1;
             pass.verbatim(end + 1, 1);
         } else {
@@ -656,13 +704,19 @@ impl<'a> Worker<'a> {
             report.spans.push(Span {
                 start,
                 end: out.len(),
-                fingerprint: dedup::fingerprint(key),
+                fingerprint: dedup::fingerprint(key.as_bytes()),
             });
         } else if self.options.stats {
-            let sketch = report.sketch.get_or_insert_with(HyperLogLog::default);
-            sketch.insert(dedup::fingerprint(key));
+            sketch_key(report, key.as_bytes());
         }
     }
+}
+
+/// Puts `key` into the chunk's sketch of distinct keys (`stats` without `unique`).
+#[inline]
+fn sketch_key(report: &mut Report, key: &[u8]) {
+    let sketch = report.sketch.get_or_insert_with(HyperLogLog::default);
+    sketch.insert(dedup::fingerprint(key));
 }
 
 /// The length of the line terminator at `rest[n..]` (`\n`, `\r\n`, or none at the end of
@@ -685,13 +739,55 @@ mod tests {
 
     /// Runs `options` with [`Lowercase`] over one chunk of `data`, of `kind`.
     fn process(data: &[u8], kind: ChunkKind, options: &EngineOptions) -> Chunk {
+        process_with(&Lowercase, data, kind, options)
+    }
+
+    /// Runs `options` with `op` over one chunk of `data`, of `kind`.
+    fn process_with(
+        op: &dyn Operation,
+        data: &[u8],
+        kind: ChunkKind,
+        options: &EngineOptions,
+    ) -> Chunk {
         let mut chunk = Chunk::new();
         chunk.kind = kind;
         chunk.push(data);
         let names = ["t".to_owned()];
         let mut scratch = Scratch::new(options);
-        Worker::new(&Lowercase, options, &names).process(&mut chunk, &mut scratch);
+        Worker::new(op, options, &names).process(&mut chunk, &mut scratch);
         chunk
+    }
+
+    /// [`Lowercase`], counting the records handed to `apply`; it writes no runs of keys.
+    #[derive(Default)]
+    struct Counted(std::sync::atomic::AtomicUsize);
+
+    impl Operation for Counted {
+        fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Lowercase.apply(record, out)
+        }
+
+        fn pass_through(&self, rest: &str) -> Option<usize> {
+            Lowercase.pass_through(rest)
+        }
+    }
+
+    #[test]
+    fn lines_that_end_in_crlf_pass_alone_where_no_runs_of_keys_are_written() {
+        let data = b"aa\r\nbb\r\nCc\r\ndd\n";
+        for options in [
+            EngineOptions::default().with_output(OutputMode::Tsv),
+            EngineOptions::default().with_output(OutputMode::Jsonl),
+            EngineOptions::default().with_unique(true),
+            EngineOptions::default().with_null_terminated(true),
+        ] {
+            let op = Counted::default();
+            let chunk = process_with(&op, data, ChunkKind::Lines, &options);
+            // Only the record that does not pass through goes to `apply`.
+            assert_eq!(op.0.load(Ordering::Relaxed), 1, "{options:?}");
+            assert_eq!(chunk.report.stats.records, 4);
+        }
     }
 
     #[test]
@@ -763,10 +859,17 @@ mod tests {
     #[test]
     fn keys_counted_alone_go_into_a_sketch_not_spans() {
         let options = EngineOptions::default().with_stats(true);
-        let chunk = process(b"aa\nbb\naa\nCc\ncC\n", ChunkKind::Lines, &options);
-        assert_eq!(chunk.out, b"aa\nbb\naa\nCC\nCC\n");
+        let data = b"aa\nbb\naa\nCc\ncC\ndd\r\nee\nbb";
+        let chunk = process(data, ChunkKind::Lines, &options);
+        // Lines that pass through are still written as verbatim runs; every key, theirs
+        // too, goes into the sketch.
+        let run = |data, at| VerbatimRun { data, at };
+        assert_eq!(chunk.verbatim_runs, [run(0..9, 0), run(19..22, 9)]);
+        let parts = output_parts(data, &chunk.out, &chunk.verbatim_runs);
+        assert_eq!(parts.concat(), b"aa\nbb\naa\nCC\nCC\ndd\nee\nbb\n");
         assert!(chunk.report.spans.is_empty());
-        assert_eq!(chunk.report.sketch.as_ref().unwrap().estimate(), 3);
+        assert_eq!(chunk.report.sketch.as_ref().unwrap().estimate(), 5);
+        assert_eq!(chunk.report.stats.keys_written, 8);
     }
 
     #[test]
