@@ -301,10 +301,10 @@ impl<'a> Worker<'a> {
                 if pass.start != before {
                     scratch.backoff.taken();
                 }
-                if self.key_rows(pass) {
+                let key_rows = self.key_rows(pass);
+                if key_rows {
                     // Rows of the keys the operation writes in runs: the line they stop at
-                    // goes to the operation, unless it passes alone (the last line, or one
-                    // that ends in CRLF, for an operation that writes no runs of keys).
+                    // is refused by them, and goes on as below.
                     let before = pass.start;
                     self.write_keyed(text, pass, scratch);
                     if pass.start == pass.data.len() {
@@ -313,37 +313,26 @@ impl<'a> Worker<'a> {
                     if pass.start != before {
                         scratch.backoff.taken();
                     }
-                    refused_by_key_lines = true;
-                    let end = pass.line_end();
-                    line_end = Some(end);
-                    let crlf = end > pass.start && pass.data[end - 1] == b'\r';
-                    let try_alone = end == pass.data.len() || crlf;
-                    if try_alone && self.pass_line(text, pass, scratch) {
-                        scratch.backoff.taken();
-                        continue;
-                    }
-                    scratch.backoff.refused();
-                } else {
-                    // The line at `start` does not pass as a line that ends in a line feed
-                    // alone. Its key may be written in a run of keys; it may still pass if it
-                    // ends in CRLF, or is the last line and has no line feed; any other goes
-                    // to the operation.
-                    let end = pass.line_end();
-                    line_end = Some(end);
-                    let crlf = end > pass.start && pass.data[end - 1] == b'\r';
-                    let keys = pass.writes_runs && (self.key_lf || crlf);
-                    if keys && self.key_lines(text, pass) {
-                        scratch.backoff.taken();
-                        continue;
-                    }
-                    refused_by_key_lines = keys;
-                    let try_alone = end == pass.data.len() || crlf;
-                    if try_alone && self.pass_line(text, pass, scratch) {
-                        scratch.backoff.taken();
-                        continue;
-                    }
-                    scratch.backoff.refused();
                 }
+                // The line at `start` does not pass as a line that ends in a line feed alone.
+                // Its key may be written in a run of keys; it may still pass if it ends in
+                // CRLF, or is the last line and has no line feed; any other goes to the
+                // operation.
+                let end = pass.line_end();
+                line_end = Some(end);
+                let crlf = end > pass.start && pass.data[end - 1] == b'\r';
+                let keys = pass.writes_runs && (self.key_lf || crlf);
+                if keys && self.key_lines(text, pass) {
+                    scratch.backoff.taken();
+                    continue;
+                }
+                refused_by_key_lines = keys || key_rows;
+                let try_alone = end == pass.data.len() || crlf;
+                if try_alone && self.pass_line(text, pass, scratch) {
+                    scratch.backoff.taken();
+                    continue;
+                }
+                scratch.backoff.refused();
             }
             pass.flush_run();
             let end = line_end.unwrap_or_else(|| pass.line_end());
@@ -390,13 +379,8 @@ impl<'a> Worker<'a> {
         let max_line = self.options.max_line_bytes;
         let mut at = 0;
         self.op.pass_through_each_line(rest, max_line, &mut |line| {
-            // The contract, checked: each line starts where the one before ended, and is a
-            // whole line of at most `max_line` bytes, not empty; only a line that ends in a
-            // line feed alone joins a run.
-            let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
-                && !line.is_empty()
-                && line.len() <= max_line;
-            if !whole || rest.as_bytes().get(at + line.len()) != Some(&b'\n') {
+            // Only a line that ends in a line feed alone joins a run.
+            if handed_out_line(rest, at, line, max_line) != Some(1) {
                 return false;
             }
             sketch_key(report, line.as_bytes());
@@ -417,17 +401,9 @@ impl<'a> Worker<'a> {
         // Rows of printable records that no key tracking looks at take the short way.
         let fast_rows = self.printable && !self.tracks_keys();
         self.op.pass_through_each_line(rest, max_line, &mut |line| {
-            // The contract, checked: each line starts where the one before ended, and is a
-            // whole line of at most `max_line` bytes, not empty, ended by a line feed or a
-            // CRLF (not by the end of the chunk).
-            let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
-                && !line.is_empty()
-                && line.len() <= max_line;
-            let lf = whole && rest.as_bytes().get(at + line.len()) == Some(&b'\n');
-            let crlf = !lf && whole && terminator(&rest.as_bytes()[at..], line.len()) == Some(2);
-            if !lf && !crlf {
+            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
                 return false;
-            }
+            };
             report.stats.records += 1;
             if fast_rows {
                 rows.write_passed(out, *line_number, line);
@@ -438,7 +414,7 @@ impl<'a> Worker<'a> {
                 self.write_valid(record, rows, out, report);
             }
             *line_number += 1;
-            at += line.len() + 1 + usize::from(crlf);
+            at += line.len() + ending;
             true
         });
         pass.start += at;
@@ -463,16 +439,7 @@ impl<'a> Worker<'a> {
         let rows = &mut scratch.rows;
         let mut at = 0;
         let each = &mut |line: &str, key: &str| {
-            // The contract, checked: each line starts where the one before ended, and is a
-            // whole line of at most `max_line` bytes, not empty, ended by a line feed or a
-            // CRLF.
-            let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
-                && !line.is_empty()
-                && line.len() <= max_line;
-            let ending = whole
-                .then(|| terminator(&rest.as_bytes()[at..], line.len()))
-                .flatten();
-            let Some(ending @ 1..) = ending else {
+            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
                 return false;
             };
             report.stats.records += 1;
@@ -717,6 +684,22 @@ impl<'a> Worker<'a> {
 fn sketch_key(report: &mut Report, key: &[u8]) {
     let sketch = report.sketch.get_or_insert_with(HyperLogLog::default);
     sketch.insert(dedup::fingerprint(key));
+}
+
+/// The contract of the lines an operation hands out of a run, checked: `line` starts at
+/// `rest[at..]` (where the line before ended), is not empty, is at most `max_line` bytes
+/// long, and is ended by a line feed or a CRLF (not by the end of the chunk). Returns the
+/// length of that line end (1 or 2).
+#[inline]
+fn handed_out_line(rest: &str, at: usize, line: &str, max_line: usize) -> Option<usize> {
+    let whole = std::ptr::eq(line.as_ptr(), rest.as_ptr().wrapping_add(at))
+        && !line.is_empty()
+        && line.len() <= max_line;
+    match rest.as_bytes().get(at + line.len()) {
+        _ if !whole => None,
+        Some(b'\n') => Some(1),
+        _ => terminator(&rest.as_bytes()[at..], line.len()).filter(|&n| n == 2),
+    }
 }
 
 /// The length of the line terminator at `rest[n..]` (`\n`, `\r\n`, or none at the end of

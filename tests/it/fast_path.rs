@@ -342,6 +342,13 @@ fn same_counts(a: &Stats, b: &Stats) -> bool {
         && a.unique == b.unique
 }
 
+/// The whole lines of `all` up to the first line feed after its `part`th part.
+fn whole_lines(all: &[u8], part: usize) -> &[u8] {
+    let cut = all.len() / part;
+    let end = all[cut..].iter().position(|&b| b == b'\n');
+    &all[..cut + end.map_or(0, |i| i + 1)]
+}
+
 /// One run of [`check_engine`]: an output form and the settings beside it.
 #[derive(Clone, Copy)]
 struct Run {
@@ -465,13 +472,7 @@ fn the_engine_agrees_over_the_corpora() {
     );
     let all: Vec<u8> = inputs.concat();
     // A slice of whole lines, for the slower output forms.
-    let cut = all.len() / 16;
-    let cut = cut
-        + all[cut..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-    let slice = &all[..cut];
+    let slice = whole_lines(&all, 16);
     for options in [
         Options::default(),
         Options::default().with_form(Form::Iri),
@@ -543,14 +544,8 @@ fn the_engine_agrees_under_protocol_rules_and_the_surt_form() {
             all.extend(std::fs::read(f).unwrap());
         }
     }
-    // The rows over the rule lines and the first quarter of the corpora (whole lines).
-    let quarter = all.len() / 4;
-    let quarter = quarter
-        + all[quarter..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-    let rows = &all[..quarter];
+    // The rows over the rule lines and the first quarter of the corpora.
+    let rows = whole_lines(&all, 4);
     let rules_or_surt = configurations()
         .into_iter()
         .filter(|o| o.rules.is_some() || o.form == Form::Surt)
@@ -775,13 +770,7 @@ fn engine_agrees_on_generated_inputs() {
         );
         input.extend_from_slice(if i % 17 == 0 { b"\r\n" } else { b"\n" });
     }
-    let cut = input.len() / 10;
-    let cut = cut
-        + input[cut..]
-            .iter()
-            .position(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
     for options in configurations().into_iter().step_by(5) {
-        check_engine(&input, &input[..cut], &options, Some(&input));
+        check_engine(&input, whole_lines(&input, 10), &options, Some(&input));
     }
 }
