@@ -207,6 +207,10 @@ pub(crate) struct SharedArgs {
     /// Chunk size in bytes (for tests and tuning).
     #[arg(long, hide = true, default_value_t = 1 << 20)]
     pub(crate) chunk_size: usize,
+    /// Read files instead of mapping them into memory. A mapped file that another program
+    /// shortens during the run ends irinorm with SIGBUS; use this for such files.
+    #[arg(long)]
+    pub(crate) no_mmap: bool,
 }
 
 impl SharedArgs {
@@ -361,4 +365,5 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
         .with_with_filename(shared.with_filename)
         .with_null_terminated(shared.null)
         .with_reject_binary(true)
+        .with_mmap(!shared.no_mmap)
 }

@@ -5,9 +5,11 @@
 
 use std::any::Any;
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::iri::error::Error;
 use crate::stream::hyperloglog::HyperLogLog;
+use crate::stream::mapping::Mapping;
 use crate::stream::output::Stats;
 
 /// How many bytes of a too-long line are kept for the `input` field of tsv and jsonl output.
@@ -48,6 +50,9 @@ pub(super) struct Chunk {
     pub(super) data: Vec<u8>,
     /// How many bytes of `data` are filled.
     pub(super) len: usize,
+    /// The lines, when they are a range of a mapped file rather than `data` (see
+    /// [`Chunk::lines`]).
+    pub(super) mapped: Option<MappedLines>,
     /// The formatted output lines of the chunk's records, but for the verbatim runs.
     pub(super) out: Vec<u8>,
     /// Lines of `data` written as they are, in between parts of `out`.
@@ -65,6 +70,7 @@ impl Chunk {
             kind: ChunkKind::Lines,
             data: Vec::new(),
             len: 0,
+            mapped: None,
             out: Vec::new(),
             verbatim_runs: Vec::new(),
             report: Report::default(),
@@ -77,6 +83,10 @@ impl Chunk {
         self.input = input;
         self.kind = ChunkKind::Lines;
         self.len = 0;
+        if let Some(lines) = self.mapped.take() {
+            // Written: the pages before its end are not read again.
+            lines.map.release_through(lines.range.end);
+        }
         let keep = 2 * chunk_size.max(SKIP_READ);
         if self.data.len() > keep {
             self.data.truncate(chunk_size);
@@ -87,6 +97,11 @@ impl Chunk {
         }
     }
 
+    /// The chunk's bytes: its range of a mapped file, or else the filled part of `data`.
+    pub(super) fn lines(&self) -> &[u8] {
+        lines_of(&self.data[..self.len], &self.mapped)
+    }
+
     /// Appends `bytes` after the filled part.
     pub(super) fn push(&mut self, bytes: &[u8]) {
         let end = self.len + bytes.len();
@@ -95,6 +110,21 @@ impl Chunk {
         }
         self.data[self.len..end].copy_from_slice(bytes);
         self.len = end;
+    }
+}
+
+/// Whole lines of a mapped file: `map.bytes()[range]`.
+pub(super) struct MappedLines {
+    pub(super) map: Arc<Mapping>,
+    pub(super) range: Range<usize>,
+}
+
+/// A chunk's bytes, from its parts (for callers that hold other parts of it borrowed):
+/// `mapped`'s range where there is one, or else `filled`, the filled part of its data.
+pub(super) fn lines_of<'a>(filled: &'a [u8], mapped: &'a Option<MappedLines>) -> &'a [u8] {
+    match mapped {
+        Some(lines) => &lines.map.bytes()[lines.range.clone()],
+        None => filled,
     }
 }
 

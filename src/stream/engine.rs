@@ -92,6 +92,7 @@ impl<'a> Engine<'a> {
             name: "<input>".to_owned(),
             reader: Box::new(&mut reader),
             size: None,
+            path: None,
         };
         self.run_sources(vec![source], writer, &mut io::sink())
     }
@@ -112,8 +113,13 @@ impl<'a> Engine<'a> {
         let sources = inputs
             .into_iter()
             .map(|input| {
-                let (name, reader, size) = input.into_parts();
-                Source { name, reader, size }
+                let parts = input.into_parts();
+                Source {
+                    name: parts.name,
+                    reader: parts.reader,
+                    size: parts.size,
+                    path: parts.path,
+                }
             })
             .collect();
         self.run_sources(sources, writer, diagnostics)

@@ -93,6 +93,9 @@ pub struct Input {
     reader: Box<dyn Read + Send>,
     /// The stored size in bytes, when known (a regular file), for the progress bar.
     size: Option<u64>,
+    /// The path of a regular file, which the engine may map rather than read
+    /// ([`EngineOptions::mmap`](crate::stream::EngineOptions::mmap)).
+    path: Option<PathBuf>,
 }
 
 impl Input {
@@ -126,12 +129,14 @@ impl Input {
                 name,
                 reader: Box::new(reader),
                 size: Some(metadata.len()),
+                path: Some(path.to_owned()),
             });
         }
         Ok(Input {
             name,
             reader: Box::new(file),
             size: None,
+            path: None,
         })
     }
 
@@ -146,6 +151,7 @@ impl Input {
             name: name.into(),
             reader: Box::new(reader),
             size: None,
+            path: None,
         }
     }
 
@@ -166,9 +172,14 @@ impl Input {
         decode(self.reader, true)
     }
 
-    /// Splits the input into its name, its stored stream and its size.
-    pub(crate) fn into_parts(self) -> (String, Box<dyn Read + Send>, Option<u64>) {
-        (self.name, self.reader, self.size)
+    /// Splits the input into its parts.
+    pub(crate) fn into_parts(self) -> InputParts {
+        InputParts {
+            name: self.name,
+            reader: self.reader,
+            size: self.size,
+            path: self.path,
+        }
     }
 }
 
@@ -179,6 +190,14 @@ impl std::fmt::Debug for Input {
             .field("size", &self.size)
             .finish_non_exhaustive()
     }
+}
+
+/// The parts of an [`Input`], for the engine.
+pub(crate) struct InputParts {
+    pub(crate) name: String,
+    pub(crate) reader: Box<dyn Read + Send>,
+    pub(crate) size: Option<u64>,
+    pub(crate) path: Option<PathBuf>,
 }
 
 /// A regular file, opened again when it is first read (see [`Input::open`]).
@@ -246,12 +265,7 @@ pub(crate) fn decode<'a>(
     let mut head = vec![0u8; FIRST_BLOCK];
     let n = fill(&mut raw, &mut head, MAGIC_LEN, undecided)?;
     head.truncate(n);
-    let codec = detect(&head);
-    if reject_binary && codec.is_none() {
-        if let Some(at) = memchr::memchr(0, &head) {
-            return Err(not_text(at, false));
-        }
-    }
+    let codec = sniff(&head, reject_binary)?;
     let stream = Cursor::new(head).chain(raw);
     let decoded: Box<dyn Read + Send + 'a> = match codec {
         None => return Ok(Box::new(stream)),
@@ -273,6 +287,26 @@ pub(crate) fn decode<'a>(
         return Err(not_text(at, true));
     }
     Ok(Box::new(Cursor::new(block).chain(decoded)))
+}
+
+/// What the first bytes of an input (one read's worth, at most [`FIRST_BLOCK`]) say of it:
+/// the codec it is compressed with, if any; an error where it is not compressed but is not
+/// text either (`reject_binary` and a NUL byte).
+fn sniff(head: &[u8], reject_binary: bool) -> io::Result<Option<Codec>> {
+    let codec = detect(head);
+    if reject_binary && codec.is_none() {
+        if let Some(at) = memchr::memchr(0, head) {
+            return Err(not_text(at, false));
+        }
+    }
+    Ok(codec)
+}
+
+/// Whether an input whose first bytes are `head` (as [`sniff`] takes them) is plain text, to
+/// be read as it is: `Ok(false)` where it is compressed, an error where it is refused as
+/// binary.
+pub(crate) fn is_plain(head: &[u8], reject_binary: bool) -> io::Result<bool> {
+    Ok(sniff(&head[..head.len().min(FIRST_BLOCK)], reject_binary)?.is_none())
 }
 
 #[cfg(test)]

@@ -27,7 +27,9 @@
 //! every channel is bounded, so at most that many chunks of input and output are in memory
 //! at once. A line is never held whole once it is known to be longer than both the chunk
 //! size and `max_line_bytes`: the reader keeps its first [`TOO_LONG_PREFIX`] bytes, skips to
-//! the next line feed and passes the line on as a `too-long` record.
+//! the next line feed and passes the line on as a `too-long` record. A plain regular file is
+//! mapped rather than read ([`EngineOptions::mmap`]): its chunks are ranges of the map, and
+//! the pages of chunks already written are released, so the same bound holds.
 //!
 //! Output appears a chunk at a time. For a live, line-at-a-time source (a terminal), a
 //! `chunk_size` of 1 makes every line go through as soon as its line feed is read.
@@ -71,6 +73,7 @@
 //! - `progress`: [`Progress`], and the reader wrapper that reports to it;
 //! - `chunk`: the chunk that travels between the stages, and what a worker reports on it;
 //! - `reader`: cutting inputs into chunks of whole lines, and skipping too-long lines;
+//! - `mapping`: regular files read through a memory map, released behind the run;
 //! - `worker`: the records of a chunk through the operation (and the fast path);
 //! - `writer`: chunks back in order, written with vectored writes;
 //! - `dedup`: key fingerprints, and the set of them that `unique` keeps;
@@ -87,6 +90,7 @@ mod engine;
 mod error;
 mod hyperloglog;
 pub mod input;
+mod mapping;
 mod operation;
 mod options;
 pub mod output;

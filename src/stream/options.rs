@@ -71,6 +71,13 @@ pub struct EngineOptions {
     /// before any of its records is read. Off by default: then a NUL is a character of a
     /// record like any other (an invalid one for the library's operations).
     pub reject_binary: bool,
+    /// Read regular files through a memory map (default on; `--no-mmap` turns it off): the
+    /// engine then cuts chunks out of the map instead of copying the file into buffers.
+    /// The map is only valid while the file keeps its length: if another process shortens
+    /// the file during the run, the system ends the process (`SIGBUS`). Turn this off for
+    /// files that may be truncated while they are read. Compressed files, files of size 0
+    /// and other inputs are read either way.
+    pub mmap: bool,
 }
 
 crate::ladder::options::setters!(EngineOptions {
@@ -86,6 +93,7 @@ crate::ladder::options::setters!(EngineOptions {
     with_filename: bool => with_with_filename,
     null_terminated: bool => with_null_terminated,
     reject_binary: bool => with_reject_binary,
+    mmap: bool => with_mmap,
 });
 
 impl EngineOptions {
@@ -123,6 +131,7 @@ impl Default for EngineOptions {
             with_filename: false,
             null_terminated: false,
             reject_binary: false,
+            mmap: true,
         }
     }
 }

@@ -3,15 +3,21 @@
 //! is too long (keeping its first [`TOO_LONG_PREFIX`] bytes), and numbers the chunks for
 //! the writer. It reuses the chunks the writer hands back, so a run never holds more than
 //! its chunks in flight.
+//!
+//! A plain regular file is mapped ([`Mapping`]) and its chunks are ranges of the map; any
+//! other input is read into the chunks' buffers. Both cut the same records.
 
 use std::io::{self, Read};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::stream::chunk::{Chunk, ChunkKind, SKIP_READ, TOO_LONG_PREFIX};
+use crate::stream::chunk::{Chunk, ChunkKind, MappedLines, SKIP_READ, TOO_LONG_PREFIX};
 use crate::stream::error::RunError;
 use crate::stream::input;
+use crate::stream::mapping::Mapping;
 use crate::stream::options::EngineOptions;
 use crate::stream::progress::{Counted, Progress};
 
@@ -27,6 +33,19 @@ pub(super) struct Source<'a> {
     pub(super) name: String,
     pub(super) reader: Box<dyn Read + Send + 'a>,
     pub(super) size: Option<u64>,
+    /// The path of a regular file, which may be mapped instead of read.
+    pub(super) path: Option<PathBuf>,
+}
+
+/// The next chunk's worth of a mapped input, from the start of what is left of it.
+#[derive(Debug, PartialEq, Eq)]
+enum Piece {
+    /// Whole lines (the last one may lack its line feed at the end of the input) of this
+    /// many bytes.
+    Lines(usize),
+    /// One line of `line` bytes (without its line feed) that is too long, and the bytes it
+    /// takes with its line feed.
+    TooLong { line: usize, taken: usize },
 }
 
 /// Why the reader stopped before the end of its inputs.
@@ -53,6 +72,8 @@ pub(super) struct Reader<'s> {
     count_lines: bool,
     /// Whether an input whose first block holds a NUL is refused.
     reject_binary: bool,
+    /// Whether regular files are mapped rather than read.
+    mmap: bool,
     /// The line number, in the current input, of the next line to send (when counting).
     line: u64,
     /// Bytes read so far (after decompression).
@@ -84,6 +105,7 @@ impl<'s> Reader<'s> {
             seq: 0,
             count_lines: options.format().needs_lines(),
             reject_binary: options.reject_binary,
+            mmap: options.mmap,
             line: 1,
             bytes: 0,
             work,
@@ -111,26 +133,130 @@ impl<'s> Reader<'s> {
         sources: Vec<Source<'_>>,
         progress: Option<&dyn Progress>,
     ) -> Result<u64, RunError> {
-        for (index, source) in sources.into_iter().enumerate() {
-            let Source { name, reader, .. } = source;
-            // Progress counts stored bytes, before decompression.
-            let reader: Box<dyn Read + Send + '_> = match progress {
-                Some(progress) => Box::new(Counted {
-                    inner: reader,
-                    progress,
-                }),
-                None => reader,
-            };
-            let result = input::decode(reader, self.reject_binary)
-                .map_err(Halt::Failed)
-                .and_then(|mut stream| self.read_input(index, &mut *stream));
-            match result {
+        for (index, mut source) in sources.into_iter().enumerate() {
+            let name = std::mem::take(&mut source.name);
+            match self.read_source(index, source, progress) {
                 Ok(()) => {}
                 Err(Halt::Stopped) => break,
                 Err(Halt::Failed(source)) => return Err(RunError::Input { name, source }),
             }
         }
         Ok(self.bytes)
+    }
+
+    /// Cuts one input into chunks and sends them on: from a map of it where it is a plain
+    /// regular file (and maps are on), or else as it reads it.
+    fn read_source(
+        &mut self,
+        input: usize,
+        source: Source<'_>,
+        progress: Option<&dyn Progress>,
+    ) -> Result<(), Halt> {
+        if let Some(map) = self.map(&source) {
+            if input::is_plain(map.bytes(), self.reject_binary).map_err(Halt::Failed)? {
+                return self.cut_mapped(input, Arc::new(map), progress);
+            }
+        }
+        // Progress counts stored bytes, before decompression.
+        let reader: Box<dyn Read + Send + '_> = match progress {
+            Some(progress) => Box::new(Counted {
+                inner: source.reader,
+                progress,
+            }),
+            None => source.reader,
+        };
+        let mut stream = input::decode(reader, self.reject_binary).map_err(Halt::Failed)?;
+        self.read_input(input, &mut *stream)
+    }
+
+    /// A map of the source, where maps are on and it is a regular file that can be mapped.
+    /// Where it cannot be, it is read, and reading it reports any error.
+    fn map(&self, source: &Source<'_>) -> Option<Mapping> {
+        let path = source.path.as_deref().filter(|_| self.mmap)?;
+        Mapping::open(path).ok().flatten()
+    }
+
+    /// Cuts a mapped input into chunks that are ranges of the map, and sends them on.
+    fn cut_mapped(
+        &mut self,
+        input: usize,
+        map: Arc<Mapping>,
+        progress: Option<&dyn Progress>,
+    ) -> Result<(), Halt> {
+        self.line = 1;
+        let bytes = map.bytes();
+        let mut start = if bytes.starts_with(BOM) { BOM.len() } else { 0 };
+        self.advance(start, progress);
+        while start < bytes.len() {
+            if self.stopping() {
+                return Err(Halt::Stopped);
+            }
+            let piece = self.piece(&bytes[start..]);
+            let mut chunk = self.take(input)?;
+            let taken = match piece {
+                Piece::Lines(n) => {
+                    let range = start..start + n;
+                    chunk.mapped = Some(MappedLines {
+                        map: Arc::clone(&map),
+                        range,
+                    });
+                    self.send_lines(chunk)?;
+                    n
+                }
+                Piece::TooLong { line, taken } => {
+                    let line = &bytes[start..start + line];
+                    self.send_too_long(chunk, line)?;
+                    taken
+                }
+            };
+            start += taken;
+            self.advance(taken, progress);
+        }
+        Ok(())
+    }
+
+    /// Counts `n` more bytes of input, and tells `progress`.
+    fn advance(&mut self, n: usize, progress: Option<&dyn Progress>) {
+        self.bytes += n as u64;
+        if let Some(progress) = progress {
+            progress.advance(n as u64);
+        }
+    }
+
+    /// Where the next chunk of a mapped input ends, `rest` being what is left of it: after
+    /// the last line feed within a chunk's size; or, where a line is longer than that, after
+    /// that line, which may be too long.
+    fn piece(&self, rest: &[u8]) -> Piece {
+        let window = &rest[..rest.len().min(self.chunk_size)];
+        if window.len() == rest.len() && memchr::memchr(b'\n', window).is_some() {
+            return Piece::Lines(rest.len());
+        }
+        if let Some(i) = memchr::memrchr(b'\n', window) {
+            return Piece::Lines(i + 1);
+        }
+        // One line at least as long as a chunk, or the input's last line.
+        let line =
+            memchr::memchr(b'\n', &rest[window.len()..]).map_or(rest.len(), |i| window.len() + i);
+        let taken = (line + 1).min(rest.len());
+        // As `cut_lines` does: too long even without a final CR.
+        if line > self.max_line.saturating_add(1) {
+            Piece::TooLong { line, taken }
+        } else {
+            Piece::Lines(taken)
+        }
+    }
+
+    /// Sends on a too-long `line` (without its line feed) as a [`ChunkKind::TooLong`]
+    /// chunk of its first bytes.
+    fn send_too_long(&mut self, mut chunk: Chunk, line: &[u8]) -> Result<(), Halt> {
+        chunk.kind = ChunkKind::TooLong;
+        let mut prefix = &line[..line.len().min(TOO_LONG_PREFIX)];
+        // The record loses one final CR; it is in the prefix only if all of the line is.
+        if line.len() <= TOO_LONG_PREFIX {
+            prefix = prefix.strip_suffix(b"\r").unwrap_or(prefix);
+        }
+        chunk.push(prefix);
+        self.send(chunk, 1)
     }
 
     /// Cuts one input into chunks and sends them on.
@@ -349,7 +475,7 @@ impl<'s> Reader<'s> {
     /// Sends a chunk of whole lines on.
     fn send_lines(&mut self, chunk: Chunk) -> Result<(), Halt> {
         let lines = if self.count_lines {
-            memchr::memchr_iter(b'\n', &chunk.data[..chunk.len]).count() as u64
+            memchr::memchr_iter(b'\n', chunk.lines()).count() as u64
         } else {
             0
         };

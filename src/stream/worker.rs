@@ -13,7 +13,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::iri::error::{Error, ErrorKind, Warning};
 use crate::ladder::Notes;
 use crate::stream::chunk::{
-    Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
+    lines_of, Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
 };
 use crate::stream::dedup;
 use crate::stream::hyperloglog::HyperLogLog;
@@ -251,6 +251,7 @@ impl<'a> Worker<'a> {
             first_line,
             data,
             len,
+            mapped,
             out,
             verbatim_runs,
             report,
@@ -259,7 +260,7 @@ impl<'a> Worker<'a> {
         out.clear();
         verbatim_runs.clear();
         report.clear();
-        let data = &data[..*len];
+        let data = lines_of(&data[..*len], mapped);
         let line = first_line.unwrap_or(1);
         let file = self.names.get(*input).map_or("", String::as_str);
         scratch.rows.start_input(*input, file);

@@ -192,7 +192,7 @@ impl<'a, W: Write> Writer<'a, W> {
         if chunk.verbatim_runs.is_empty() {
             self.out.write_all(&chunk.out)
         } else {
-            let data = &chunk.data[..chunk.len];
+            let data = chunk.lines();
             let parts = output_parts(data, &chunk.out, &chunk.verbatim_runs);
             write_all_vectored(&mut self.out, &parts)
         }

@@ -59,6 +59,27 @@ fn normalize_writes_one_line_per_record_in_order() {
 }
 
 #[test]
+fn files_are_mapped_or_with_no_mmap_read_alike() {
+    let dir = temp_dir("mmap");
+    let file = dir.join("urls.txt");
+    let input = "HTTP://Example.COM:80/a/./b\r\nnot a:valid\nhttp://x.example/%7e";
+    std::fs::write(&file, input).unwrap();
+    let path = file.to_str().unwrap();
+    let mapped = run(&["normalize", "--output", "tsv", path], b"");
+    let read = run(&["normalize", "--output", "tsv", "--no-mmap", path], b"");
+    assert!(mapped.status.success(), "{}", stderr(&mapped));
+    assert_eq!(
+        stdout(&mapped),
+        "HTTP://Example.COM:80/a/./b\thttp://example.com/a/b\t\n\
+         not a:valid\t\tsyntax:4: character not allowed in a scheme\n\
+         http://x.example/%7e\thttp://x.example/~\t\n"
+    );
+    assert_eq!(stdout(&read), stdout(&mapped));
+    assert_eq!(stderr(&read), stderr(&mapped));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn strict_turns_repairs_into_errors() {
     let o = run(
         &["normalize", "--strict", "--output", "tsv"],

@@ -6,6 +6,8 @@
 #![allow(dead_code)]
 
 use std::collections::HashSet;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use irinorm::iri::repair::{self, Repairs};
 use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
@@ -276,11 +278,15 @@ pub fn run_engine_chopped(
             irinorm::stream::input::Input::from_reader(*name, reader)
         })
         .collect();
+    run_inputs(options, inputs)
+}
+
+/// Runs the engine with the test operation over `inputs`.
+fn run_inputs(options: &EngineOptions, inputs: Vec<irinorm::stream::input::Input>) -> Actual {
     let mut output = Vec::new();
     let mut diagnostics = Vec::new();
-    let op = upper;
     let result =
-        Engine::new(&op, options.clone()).run_inputs(inputs, &mut output, &mut diagnostics);
+        Engine::new(&upper, options.clone()).run_inputs(inputs, &mut output, &mut diagnostics);
     Actual {
         output,
         diagnostics,
@@ -325,6 +331,89 @@ pub fn check(
     label: &str,
 ) {
     let actual = run_engine_chopped(options, inputs, chop);
+    let total: usize = inputs.iter().map(|(_, b)| b.len()).sum();
+    compare(options, actual, total, expected, label);
+}
+
+/// Inputs written to the files of a new directory, which is removed on drop.
+pub struct Files {
+    dir: PathBuf,
+    /// Each file's path as text (its name in the engine's output), with its bytes.
+    pub named: Vec<(String, Vec<u8>)>,
+}
+
+impl Files {
+    pub fn new(inputs: &[(&str, &[u8])]) -> Files {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("irinorm-files-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let named = inputs
+            .iter()
+            .enumerate()
+            .map(|(i, (_, bytes))| {
+                let path = dir.join(format!("{i}.txt"));
+                std::fs::write(&path, bytes).unwrap();
+                (path.to_str().unwrap().to_owned(), bytes.to_vec())
+            })
+            .collect();
+        Files { dir, named }
+    }
+
+    /// The inputs as [`reference`] takes them.
+    pub fn inputs(&self) -> Vec<(&str, &[u8])> {
+        self.named
+            .iter()
+            .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+            .collect()
+    }
+}
+
+impl Drop for Files {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Runs the engine over the files of `files`, opened as the command line opens them (so
+/// mapped where `options.mmap` is on).
+pub fn run_engine_files(options: &EngineOptions, files: &Files) -> Actual {
+    let inputs = files
+        .named
+        .iter()
+        .map(|(path, _)| irinorm::stream::input::Input::open(path).unwrap())
+        .collect();
+    run_inputs(options, inputs)
+}
+
+/// Checks an engine run over `inputs` written to files, mapped and read, against the
+/// reference.
+pub fn check_files(options: &EngineOptions, inputs: &[(&str, &[u8])], label: &str) {
+    let files = Files::new(inputs);
+    let named = files.inputs();
+    let expected = reference(options, &named);
+    let total: usize = inputs.iter().map(|(_, b)| b.len()).sum();
+    for mmap in [true, false] {
+        let options = options.clone().with_mmap(mmap);
+        let actual = run_engine_files(&options, &files);
+        compare(
+            &options,
+            actual,
+            total,
+            &expected,
+            &format!("{label} mmap={mmap}"),
+        );
+    }
+}
+
+/// Checks the outcome of an engine run over `total` bytes against the reference's.
+fn compare(
+    options: &EngineOptions,
+    actual: Actual,
+    total: usize,
+    expected: &Expected,
+    label: &str,
+) {
     if actual.output != expected.output {
         let at = actual
             .output
@@ -375,7 +464,6 @@ pub fn check(
                 );
                 assert!(stats.unique_estimated, "{label}: unique is an estimate");
             }
-            let total: usize = inputs.iter().map(|(_, b)| b.len()).sum();
             assert_eq!(stats.input_bytes, total as u64, "{label}: input bytes");
         }
         (Err(RunError::Invalid { name, line, error }), Some((n, l, e))) => {

@@ -7,7 +7,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::engine_common::{assert_same, check, describe, option_grid, reference, run_engine};
+use crate::engine_common::{
+    assert_same, check, check_files, describe, option_grid, reference, run_engine,
+};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
 use proptest::prelude::*;
 
@@ -82,6 +84,25 @@ proptest! {
                 .entry((options.output, options.on_error))
                 .or_insert_with(|| reference(&options, &inputs));
             check(&options, &inputs, &chop, expected, &describe(&options));
+        }
+    }
+
+    #[test]
+    fn files_mapped_or_read_match_the_reference(
+        a in input(),
+        b in input(),
+        small_max in any::<bool>(),
+        unique in any::<bool>(),
+    ) {
+        // Mapped files are cut into chunks by the reader's own rules for maps (too-long
+        // lines included), read ones as any stream is.
+        let base = EngineOptions::default().with_max_line_bytes(if small_max { 100 } else { 1 << 20 }).with_unique(unique).with_stats(true).with_max_diagnostics(5);
+        let inputs = [("a", &a[..]), ("b", &b[..])];
+        for chunk_size in [1, 7, 64, 4096, 1 << 20] {
+            for output in [OutputMode::Key, OutputMode::Tsv, OutputMode::Jsonl] {
+                let options = base.clone().with_threads(2).with_chunk_size(chunk_size).with_output(output);
+                check_files(&options, &inputs, &describe(&options));
+            }
         }
     }
 

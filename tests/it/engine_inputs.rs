@@ -184,6 +184,62 @@ fn files_are_read_in_order_with_line_numbers_per_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// Regular files are mapped by default and read with `mmap` off; either way they give the
+/// same records: a BOM, CRLF, a missing final line feed, a too-long line, a compressed file
+/// (which is decoded, never mapped), an empty file; and a binary file is refused alike.
+#[test]
+fn files_mapped_or_read_give_the_same_records() {
+    let files = crate::engine_common::Files::new(&[
+        ("plain", b"\xEF\xBB\xBFa1\r\nx\n\nlong-line-here\nlast"),
+        ("gzip", &gzip(b"g1\ng2\n")),
+        ("empty", b""),
+        ("bom-only", b"\xEF\xBB\xBF"),
+    ]);
+    let run = |mmap: bool, chunk_size: usize| {
+        let options = options(2, chunk_size)
+            .with_mmap(mmap)
+            .with_max_line_bytes(10)
+            .with_output(OutputMode::Jsonl);
+        let actual = crate::engine_common::run_engine_files(&options, &files);
+        (actual.output, actual.diagnostics, actual.result.unwrap())
+    };
+    let (read, read_diagnostics, read_stats) = run(false, 1 << 20);
+    let read = String::from_utf8(read).unwrap();
+    assert!(
+        read.contains(r#""input":"long-line-here","key":null,"error":{"kind":"too-long""#),
+        "{read}"
+    );
+    assert!(read.contains(r#""key":"G2""#), "{read}");
+    assert_eq!(read.lines().count(), 7, "{read}");
+    for chunk_size in [1, 3, 1 << 20] {
+        let (mapped, diagnostics, stats) = run(true, chunk_size);
+        assert_eq!(
+            String::from_utf8(mapped).unwrap(),
+            read,
+            "chunk {chunk_size}"
+        );
+        assert_eq!(diagnostics, read_diagnostics);
+        assert_eq!(stats.input_bytes, read_stats.input_bytes);
+        assert_eq!(stats.records, read_stats.records);
+    }
+
+    let binary = crate::engine_common::Files::new(&[("binary", b"a\n\0b\n")]);
+    for mmap in [true, false] {
+        let options = options(2, 4096).with_mmap(mmap).with_reject_binary(true);
+        let actual = crate::engine_common::run_engine_files(&options, &binary);
+        assert!(actual.output.is_empty());
+        match actual.result {
+            Err(RunError::Input { source, .. }) => {
+                assert!(
+                    source.to_string().contains("a NUL byte at byte 3"),
+                    "{source}"
+                )
+            }
+            other => panic!("mmap={mmap}: {other:?}"),
+        }
+    }
+}
+
 /// A writer that remembers how much of what it was given had been flushed.
 #[derive(Default)]
 struct FlushTracker {

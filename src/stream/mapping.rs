@@ -1,0 +1,134 @@
+//! Regular files read through a memory map (SPEC §8 engine): the reader cuts chunks of whole
+//! lines as ranges of the map and the workers read them in place, so the bytes are not
+//! copied out of the page cache by `read(2)` first, and the one reader thread does not have
+//! to touch every byte of the input before the workers can start on it.
+//!
+//! Pages are handed back to the kernel behind the run: once the writer has written a chunk
+//! and it comes back to the reader, the pages before its end are released
+//! ([`Mapping::release_through`]), so the memory a run holds of a mapped file stays about
+//! the chunks in flight, as it is for a file that is read.
+//!
+//! A file is mapped at the size it has when the run reaches it: lines appended afterwards
+//! are not read (a file that is read is read to the end it has when the reader gets there).
+//! A file of size 0 is never mapped: files such as those of `/proc` say 0 and still have
+//! bytes to read.
+
+use std::fs::File;
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use memmap2::Mmap;
+
+/// Pages are released in multiples of this, a multiple of the page size of every system
+/// irinorm runs on (4 KiB, 16 KiB or 64 KiB), so no page that a later chunk still reads
+/// is released.
+const RELEASE_ALIGN: usize = 64 * 1024;
+
+/// A regular file, mapped read-only.
+pub(super) struct Mapping {
+    map: Mmap,
+    /// How far pages have been released: a multiple of [`RELEASE_ALIGN`].
+    released: AtomicUsize,
+}
+
+impl Mapping {
+    /// Maps the file at `path`, read-only. `Ok(None)` for a file of size 0 (to be read
+    /// instead).
+    ///
+    /// The map stays valid only while no other process shortens the file: a page past a new
+    /// end cannot be read, and the system ends the process with `SIGBUS` when one is. That is
+    /// the risk of every memory-mapped reader; `--no-mmap`
+    /// ([`EngineOptions::mmap`](crate::stream::EngineOptions::mmap)) reads such files
+    /// instead.
+    pub(super) fn open(path: &Path) -> io::Result<Option<Mapping>> {
+        let file = File::open(path)?;
+        if file.metadata()?.len() == 0 {
+            return Ok(None);
+        }
+        // SAFETY: the map is only ever read, through `bytes`; its contents change only if
+        // another process writes the file during the run, which yields other bytes (never
+        // undefined behaviour for `u8`s), or shortens it, which the system answers with
+        // SIGBUS (see above), not with a read of freed memory.
+        let map = unsafe { Mmap::map(&file)? };
+        // Advice only: a failure changes nothing but speed.
+        #[cfg(unix)]
+        let _ = map.advise(memmap2::Advice::Sequential);
+        Ok(Some(Mapping {
+            map,
+            released: AtomicUsize::new(0),
+        }))
+    }
+
+    /// The file's bytes.
+    pub(super) fn bytes(&self) -> &[u8] {
+        &self.map
+    }
+
+    /// Gives the kernel back the pages before `end` (rounded down to [`RELEASE_ALIGN`])
+    /// that are not released yet: the bytes before `end` have been written and are not read
+    /// again. Called by the reader only.
+    pub(super) fn release_through(&self, end: usize) {
+        let end = end.min(self.map.len()) / RELEASE_ALIGN * RELEASE_ALIGN;
+        let from = self.released.load(Ordering::Relaxed);
+        if end <= from {
+            return;
+        }
+        self.released.store(end, Ordering::Relaxed);
+        #[cfg(unix)]
+        {
+            // SAFETY: `MADV_DONTNEED` on a shared read-only map of a file drops the pages
+            // from this process only: a later read of them (there is none: the reader has
+            // cut past them and the writer has written them) would fault them in again from
+            // the file, with the same bytes. `from..end` lies within the map, and `from` is
+            // a multiple of the page size, as the map's start is.
+            let _ = unsafe {
+                self.map.unchecked_advise_range(
+                    memmap2::UncheckedAdvice::DontNeed,
+                    from,
+                    end - from,
+                )
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn file_with(bytes: &[u8], name: &str) -> std::path::PathBuf {
+        let path =
+            std::env::temp_dir().join(format!("irinorm-mapping-{}-{name}", std::process::id()));
+        std::fs::File::create(&path)
+            .unwrap()
+            .write_all(bytes)
+            .unwrap();
+        path
+    }
+
+    #[test]
+    fn a_map_holds_the_file_and_survives_releases() {
+        let bytes: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let path = file_with(&bytes, "whole");
+        let map = Mapping::open(&path).unwrap().unwrap();
+        assert_eq!(map.bytes(), &bytes[..]);
+        map.release_through(100_000);
+        assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
+        map.release_through(10);
+        assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
+        map.release_through(usize::MAX);
+        // Released pages read the same bytes again.
+        assert_eq!(map.bytes(), &bytes[..]);
+        std::fs::remove_file(path).unwrap();
+    }
+
+    #[test]
+    fn an_empty_file_is_not_mapped() {
+        let path = file_with(b"", "empty");
+        assert!(Mapping::open(&path).unwrap().is_none());
+        std::fs::remove_file(&path).unwrap();
+        assert!(Mapping::open(&path).is_err());
+    }
+}

@@ -1,0 +1,59 @@
+//! Peak memory of the engine over a mapped file does not grow with the file (SPEC §8: under
+//! 64 MiB resident at default settings): the pages of chunks already written are handed
+//! back as the run goes, so a file larger than the budget stays within it.
+//!
+//! Writes a file of generated lines (200 MB in an optimized build, 64 MB in a debug build,
+//! where the engine is slower), runs [`Engine::run_inputs`] over it at default settings
+//! (regular files mapped) into `io::sink()`, and checks the process's peak resident set.
+//! This file holds that one test alone, since the peak is the whole process's.
+
+use std::io::{self, Write};
+
+use irinorm::stream::input::Input;
+use irinorm::stream::{Engine, EngineOptions};
+use irinorm::Error;
+
+mod peak_rss;
+
+#[test]
+fn peak_memory_over_a_mapped_file_does_not_grow_with_it() {
+    let bytes: usize = if cfg!(debug_assertions) {
+        64_000_000
+    } else {
+        200_000_000
+    };
+    let path = std::env::temp_dir().join(format!("irinorm-mapped-{}.txt", std::process::id()));
+    let mut block = Vec::new();
+    let mut i = 0;
+    while block.len() < 1 << 16 {
+        block.extend(format!("http://example.com/a/{i}/b?q={i}\n").bytes());
+        i += 1;
+    }
+    let mut file = io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let mut written = 0;
+    while written < bytes {
+        file.write_all(&block).unwrap();
+        written += block.len();
+    }
+    file.flush().unwrap();
+    drop(file);
+
+    let op = |record: &str, out: &mut String| -> Result<(), Error> {
+        out.push_str(record);
+        Ok(())
+    };
+    let options = EngineOptions::default();
+    assert!(options.mmap, "regular files are mapped by default");
+    let input = Input::open(&path).unwrap();
+    let result = Engine::new(&op, options).run_inputs(vec![input], io::sink(), &mut io::sink());
+    std::fs::remove_file(&path).unwrap();
+    let stats = result.unwrap();
+    assert_eq!(stats.input_bytes, written as u64);
+    assert_eq!(stats.invalid, 0);
+    let what = format!(
+        "{} MB mapped in {:.2?}",
+        stats.input_bytes / 1_000_000,
+        stats.elapsed
+    );
+    peak_rss::assert_peak_rss_within_budget(&what);
+}
