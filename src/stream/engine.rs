@@ -13,7 +13,7 @@ use crate::stream::chunk::Chunk;
 use crate::stream::error::RunError;
 use crate::stream::input::Input;
 use crate::stream::operation::Operation;
-use crate::stream::options::{chunks_in_flight, EngineOptions};
+use crate::stream::options::{chunks_in_flight, run_chunk_size, EngineOptions};
 use crate::stream::output::Stats;
 use crate::stream::progress::Progress;
 use crate::stream::reader::{Reader, Source};
@@ -143,8 +143,10 @@ impl<'a> Engine<'a> {
     ) -> Result<Stats, RunError> {
         let started = Instant::now();
         let threads = self.threads();
-        let chunk_size = self.options.chunk_size.max(1);
-        let in_flight = chunks_in_flight(threads, chunk_size, self.options.output);
+        let output = self.options.output;
+        let chunk_size = run_chunk_size(threads, self.options.chunk_size, output);
+        let options = self.options.clone().with_chunk_size(chunk_size);
+        let in_flight = chunks_in_flight(threads, chunk_size, output);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("irinorm-worker-{i}"))
@@ -162,10 +164,10 @@ impl<'a> Engine<'a> {
         let stop = AtomicBool::new(false);
         let never = AtomicBool::new(false);
         let interrupt = self.interrupt.unwrap_or(&never);
-        let reader = Reader::new(&self.options, in_flight, work_tx, free_rx, &stop)
-            .with_interrupt(interrupt);
-        let worker = Worker::new(self.op, &self.options, &names);
-        let mut writer = Writer::new(writer, diagnostics, &names, &self.options);
+        let reader =
+            Reader::new(&options, in_flight, work_tx, free_rx, &stop).with_interrupt(interrupt);
+        let worker = Worker::new(self.op, &options, &names);
+        let mut writer = Writer::new(writer, diagnostics, &names, &options);
 
         let (read_result, write_result) = thread::scope(|scope| {
             let reading = scope.spawn(move || reader.run(sources, progress));

@@ -66,7 +66,7 @@
 //! settings, and nothing here is used by the ladder or the IRI core.
 //!
 //! - `engine`: [`Engine`], which sets up the channels and threads of a run and joins them;
-//! - `options`: [`EngineOptions`], [`OnError`] and [`chunks_in_flight`];
+//! - `options`: [`EngineOptions`], [`OnError`], [`run_chunk_size`] and [`chunks_in_flight`];
 //! - `error`: [`RunError`], why a run stopped;
 //! - `operation`: the [`Operation`] trait, for closures and for
 //!   [`crate::ladder::Normalizer`];
@@ -104,6 +104,6 @@ pub use chunk::TOO_LONG_PREFIX;
 pub use engine::Engine;
 pub use error::RunError;
 pub use operation::{KeyRun, Operation};
-pub use options::{chunks_in_flight, EngineOptions, OnError};
+pub use options::{chunks_in_flight, run_chunk_size, EngineOptions, OnError};
 pub use output::{OutputMode, Stats};
 pub use progress::Progress;

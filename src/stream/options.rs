@@ -1,6 +1,6 @@
 //! The settings of a run (SPEC §6 options, §8 budgets): [`EngineOptions`], what to do with
-//! invalid records ([`OnError`]), and how many chunks a run keeps in flight
-//! ([`chunks_in_flight`]), which bounds its memory.
+//! invalid records ([`OnError`]), the size of its chunks ([`run_chunk_size`]) and how many
+//! it keeps in flight ([`chunks_in_flight`]), which bound its memory.
 
 use crate::iri::repair::Repair;
 use crate::stream::output::{Format, OutputMode};
@@ -8,6 +8,10 @@ use crate::stream::output::{Format, OutputMode};
 /// The most bytes of chunk buffers (input and output) the engine aims to keep in flight, as
 /// long as each worker still gets a chunk; see [`chunks_in_flight`].
 const IN_FLIGHT_BYTES: usize = 48 * 1024 * 1024;
+
+/// The smallest chunk [`run_chunk_size`] makes a larger one into: below this, the work per
+/// chunk around the records (channels, vectored writes) starts to show.
+const SMALLEST_FITTED_CHUNK: usize = 256 * 1024;
 
 /// What to do with an invalid record (`--on-error`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -30,7 +34,9 @@ pub struct EngineOptions {
     /// Worker threads; 0 means one per available core.
     pub threads: usize,
     /// The target size of a chunk in bytes (default 1 MiB). A chunk ends on a line boundary,
-    /// so it is larger when a line is; 0 is taken as 1.
+    /// so it is larger when a line is; 0 is taken as 1. With many threads and a wide output
+    /// form a run uses smaller chunks, down to 256 KiB, so that each worker keeps one
+    /// waiting within the memory budget ([`run_chunk_size`]).
     pub chunk_size: usize,
     /// The form of each output line.
     pub output: OutputMode,
@@ -136,6 +142,28 @@ impl Default for EngineOptions {
     }
 }
 
+/// The chunk size a run with `threads` workers uses for a target of `chunk_size` (taken as at
+/// least 1): the target, or less where `2 × threads + 2` chunks of it, with their output
+/// (see [`chunks_in_flight`]), would take more than 48 MiB: the largest size that fits, but
+/// not below 256 KiB on that account. With fewer chunks in flight than that, a worker whose
+/// next chunk would come after one that is slow to finish waits for the writer instead of
+/// working: jsonl output with 1 MiB chunks kept 10 chunks for 8 threads.
+pub fn run_chunk_size(threads: usize, chunk_size: usize, output: OutputMode) -> usize {
+    let chunk_size = chunk_size.max(1);
+    let wanted = 2 * threads.max(1) + 2;
+    let fits = IN_FLIGHT_BYTES / (wanted * (1 + output_factor(output)));
+    chunk_size.min(fits.max(SMALLEST_FITTED_CHUNK))
+}
+
+/// About how many times its input a chunk's formatted output is.
+fn output_factor(output: OutputMode) -> usize {
+    match output {
+        OutputMode::Key => 1,
+        OutputMode::Tsv => 2,
+        OutputMode::Jsonl => 4,
+    }
+}
+
 /// How many chunks a run keeps in flight: `2 × threads + 2` (one being read, one being
 /// written, and for each worker one being processed and one waiting), reduced towards
 /// `threads + 2` when that many chunks would take more than 48 MiB.
@@ -146,12 +174,7 @@ impl Default for EngineOptions {
 /// whatever the size of the input.
 pub fn chunks_in_flight(threads: usize, chunk_size: usize, output: OutputMode) -> usize {
     let threads = threads.max(1);
-    let output_factor = match output {
-        OutputMode::Key => 1,
-        OutputMode::Tsv => 2,
-        OutputMode::Jsonl => 4,
-    };
-    let per_chunk = chunk_size.max(1).saturating_mul(1 + output_factor);
+    let per_chunk = chunk_size.max(1).saturating_mul(1 + output_factor(output));
     let by_memory = IN_FLIGHT_BYTES / per_chunk;
     (2 * threads + 2).min(by_memory.max(threads + 2))
 }
@@ -170,5 +193,21 @@ mod tests {
         assert_eq!(chunks_in_flight(4, 1, key), 10);
         assert_eq!(chunks_in_flight(8, 1 << 20, OutputMode::Jsonl), 10);
         assert_eq!(chunks_in_flight(8, 1 << 20, OutputMode::Tsv), 16);
+    }
+
+    #[test]
+    fn chunks_shrink_for_many_threads_and_wide_output() {
+        let (key, jsonl) = (OutputMode::Key, OutputMode::Jsonl);
+        // Small targets and runs with room for every chunk keep theirs.
+        assert_eq!(run_chunk_size(16, 1, jsonl), 1);
+        assert_eq!(run_chunk_size(2, 1 << 20, jsonl), 1 << 20);
+        assert_eq!(run_chunk_size(8, 1 << 20, key), 1 << 20);
+        // 8 threads, jsonl: 18 chunks of five times their size in 48 MiB.
+        let size = run_chunk_size(8, 1 << 20, jsonl);
+        assert_eq!(size, (48 << 20) / (18 * 5));
+        assert_eq!(chunks_in_flight(8, size, jsonl), 18);
+        // Never below 256 KiB on that account.
+        assert_eq!(run_chunk_size(64, 1 << 20, jsonl), 256 << 10);
+        assert_eq!(run_chunk_size(64, 100 << 10, jsonl), 100 << 10);
     }
 }
