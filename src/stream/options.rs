@@ -9,9 +9,10 @@ use crate::stream::output::{Format, OutputMode};
 /// long as each worker still gets a chunk; see [`chunks_in_flight`].
 const IN_FLIGHT_BYTES: usize = 48 * 1024 * 1024;
 
-/// The smallest chunk [`run_chunk_size`] makes a larger one into: below this, the work per
-/// chunk around the records (channels, vectored writes) starts to show.
-const SMALLEST_FITTED_CHUNK: usize = 256 * 1024;
+/// The smallest chunk [`run_chunk_size`] makes a larger one into: on a 16-core machine,
+/// tsv and jsonl rows at 8 threads took 0.43 s per GB with 300 KB chunks against 0.29-0.35 s
+/// with 512 KiB to 1 MiB ones.
+const SMALLEST_FITTED_CHUNK: usize = 512 * 1024;
 
 /// What to do with an invalid record (`--on-error`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -35,7 +36,7 @@ pub struct EngineOptions {
     pub threads: usize,
     /// The target size of a chunk in bytes (default 1 MiB). A chunk ends on a line boundary,
     /// so it is larger when a line is; 0 is taken as 1. With many threads and a wide output
-    /// form a run uses smaller chunks, down to 256 KiB, so that each worker keeps one
+    /// form a run uses smaller chunks, down to 512 KiB, so that each worker keeps one
     /// waiting within the memory budget ([`run_chunk_size`]).
     pub chunk_size: usize,
     /// The form of each output line.
@@ -145,7 +146,7 @@ impl Default for EngineOptions {
 /// The chunk size a run with `threads` workers uses for a target of `chunk_size` (taken as at
 /// least 1): the target, or less where `2 × threads + 2` chunks of it, with their output
 /// (see [`chunks_in_flight`]), would take more than 48 MiB: the largest size that fits, but
-/// not below 256 KiB on that account. With fewer chunks in flight than that, a worker whose
+/// not below 512 KiB on that account. With fewer chunks in flight than that, a worker whose
 /// next chunk would come after one that is slow to finish waits for the writer instead of
 /// working: jsonl output with 1 MiB chunks kept 10 chunks for 8 threads.
 pub fn run_chunk_size(threads: usize, chunk_size: usize, output: OutputMode) -> usize {
@@ -206,8 +207,9 @@ mod tests {
         let size = run_chunk_size(8, 1 << 20, jsonl);
         assert_eq!(size, (48 << 20) / (18 * 5));
         assert_eq!(chunks_in_flight(8, size, jsonl), 18);
-        // Never below 256 KiB on that account.
-        assert_eq!(run_chunk_size(64, 1 << 20, jsonl), 256 << 10);
+        // Never below 512 KiB on that account.
+        assert_eq!(run_chunk_size(16, 1 << 20, jsonl), 512 << 10);
+        assert_eq!(run_chunk_size(64, 1 << 20, jsonl), 512 << 10);
         assert_eq!(run_chunk_size(64, 100 << 10, jsonl), 100 << 10);
     }
 }
