@@ -177,6 +177,9 @@ pub(crate) fn run_lines(
     let inputs = open_inputs(&paths)?;
     let stdin_is_input = paths.iter().any(|p| p.path.as_os_str() == "-");
     let options = engine_options(shared, stdin_is_input);
+    if options.mmap {
+        super::sigbus::explain_truncated_inputs();
+    }
     let bar = progress::Bar::new(shared.progress == ProgressArg::Always);
     let interrupt = catch_interrupt();
     let mut engine = Engine::new(op, options).with_interrupt(interrupt);

@@ -29,6 +29,7 @@ mod explain;
 mod lines;
 mod pipe;
 mod progress;
+mod sigbus;
 
 use args::{
     key_settings, CheckArgs, Cli, Command, NormalizeArgs, ResolveArgs, SharedArgs, ToUriArgs,

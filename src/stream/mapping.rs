@@ -36,20 +36,23 @@ impl Mapping {
     /// Maps the file at `path`, read-only. `Ok(None)` for a file of size 0 (to be read
     /// instead).
     ///
-    /// The map stays valid only while no other process shortens the file: a page past a new
-    /// end cannot be read, and the system ends the process with `SIGBUS` when one is. That is
-    /// the risk of every memory-mapped reader; `--no-mmap`
-    /// ([`EngineOptions::mmap`](crate::stream::EngineOptions::mmap)) reads such files
-    /// instead.
+    /// The map is sound only while no other program changes the file's bytes before its
+    /// end (appending is fine: the map ends where the file did). A page past a new end of a
+    /// truncated file cannot be read: the system then raises `SIGBUS` (the command line
+    /// says what happened and exits with status 2). That is the contract of every
+    /// memory-mapped reader; `--no-mmap`
+    /// ([`EngineOptions::mmap`](crate::stream::EngineOptions::mmap)) reads files that may
+    /// be rewritten or truncated during a run instead.
     pub(super) fn open(path: &Path) -> io::Result<Option<Mapping>> {
         let file = File::open(path)?;
         if file.metadata()?.len() == 0 {
             return Ok(None);
         }
-        // SAFETY: the map is only ever read, through `bytes`; its contents change only if
-        // another process writes the file during the run, which yields other bytes (never
-        // undefined behaviour for `u8`s), or shortens it, which the system answers with
-        // SIGBUS (see above), not with a read of freed memory.
+        // SAFETY: the map is only ever read, through `bytes`. Its bytes are taken to stay
+        // as they are for the run (the contract above, which the options and the README
+        // state): the workers validate them as UTF-8 once and then read them as `&str`.
+        // A truncation is answered by the system with SIGBUS, never with a read of memory
+        // that is not the file's.
         let map = unsafe { Mmap::map(&file)? };
         // Advice only: a failure changes nothing but speed.
         #[cfg(unix)]

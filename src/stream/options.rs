@@ -80,10 +80,10 @@ pub struct EngineOptions {
     pub reject_binary: bool,
     /// Read regular files through a memory map (default on; `--no-mmap` turns it off): the
     /// engine then cuts chunks out of the map instead of copying the file into buffers.
-    /// The map is only valid while the file keeps its length: if another process shortens
-    /// the file during the run, the system ends the process (`SIGBUS`). Turn this off for
-    /// files that may be truncated while they are read. Compressed files, files of size 0
-    /// and other inputs are read either way.
+    /// A mapped file must not be rewritten or truncated by another program during the run
+    /// (appending is fine: the map ends where the file did): a truncation ends the process
+    /// with `SIGBUS`. Turn this off for files that may change while they are read.
+    /// Compressed files, files of size 0 and other inputs are read either way.
     pub mmap: bool,
 }
 

@@ -79,6 +79,48 @@ fn files_are_mapped_or_with_no_mmap_read_alike() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A mapped input that another program truncates during the run: the run ends with a
+/// message saying so (not a bare "Bus error") and status 2, the output written so far
+/// staying written.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_mapped_file_shortened_during_the_run_ends_it_with_a_clear_error() {
+    use std::io::Read;
+    let dir = temp_dir("sigbus");
+    let file = dir.join("urls.txt");
+    let line = "http://example.com/some/path/that/is/canonical?q=1\n";
+    std::fs::write(&file, line.repeat(1_000_000)).unwrap();
+    let mut child = bin()
+        .args(["normalize", "-j", "2", file.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // Once output comes, the file is mapped; the run then waits on the full pipe, far from
+    // the file's end (51 MB; a few MiB in flight).
+    let mut first = [0u8; 1];
+    stdout.read_exact(&mut first).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&file)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("shortened while it was read (SIGBUS)"),
+        "{err}"
+    );
+    assert!(err.contains("--no-mmap"), "{err}");
+    assert!(rest.len() + 1 < line.len() * 1_000_000);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn strict_turns_repairs_into_errors() {
     let o = run(
