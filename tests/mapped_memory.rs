@@ -3,8 +3,10 @@
 //! back as the run goes, so a file larger than the budget stays within it.
 //!
 //! Writes a file of generated lines (200 MB in an optimized build, 64 MB in a debug build,
-//! where the engine is slower), runs [`Engine::run_inputs`] over it at default settings
-//! (regular files mapped) into `io::sink()`, and checks the process's peak resident set.
+//! where the engine is slower) and then one line of 100 MB with no line feed, runs
+//! [`Engine::run_inputs`] over it at default settings (regular files mapped) into
+//! `io::sink()`, and checks the process's peak resident set: neither the lines nor the long
+//! line stay resident.
 //! This file holds that one test alone, since the peak is the whole process's.
 
 use std::io::{self, Write};
@@ -35,6 +37,14 @@ fn peak_memory_over_a_mapped_file_does_not_grow_with_it() {
         file.write_all(&block).unwrap();
         written += block.len();
     }
+    let long_line = 100_000_000;
+    let part = vec![b'a'; 1 << 20];
+    let mut long_written = 0;
+    while long_written < long_line {
+        let n = part.len().min(long_line - long_written);
+        file.write_all(&part[..n]).unwrap();
+        long_written += n;
+    }
     file.flush().unwrap();
     drop(file);
 
@@ -48,8 +58,8 @@ fn peak_memory_over_a_mapped_file_does_not_grow_with_it() {
     let result = Engine::new(&op, options).run_inputs(vec![input], io::sink(), &mut io::sink());
     std::fs::remove_file(&path).unwrap();
     let stats = result.unwrap();
-    assert_eq!(stats.input_bytes, written as u64);
-    assert_eq!(stats.invalid, 0);
+    assert_eq!(stats.input_bytes, (written + long_line) as u64);
+    assert_eq!(stats.invalid, 1, "the long line is too long");
     let what = format!(
         "{} MB mapped in {:.2?}",
         stats.input_bytes / 1_000_000,

@@ -191,7 +191,7 @@ impl<'s> Reader<'s> {
             if self.stopping() {
                 return Err(Halt::Stopped);
             }
-            let piece = self.piece(&bytes[start..]);
+            let piece = self.piece(&map, start);
             let mut chunk = self.take(input)?;
             let taken = match piece {
                 Piece::Lines(n) => {
@@ -223,10 +223,11 @@ impl<'s> Reader<'s> {
         }
     }
 
-    /// Where the next chunk of a mapped input ends, `rest` being what is left of it: after
-    /// the last line feed within a chunk's size; or, where a line is longer than that, after
-    /// that line, which may be too long.
-    fn piece(&self, rest: &[u8]) -> Piece {
+    /// Where the next chunk of a mapped input that starts at `start` ends: after the last
+    /// line feed within a chunk's size; or, where a line is longer than that, after that
+    /// line, which may be too long.
+    fn piece(&self, map: &Mapping, start: usize) -> Piece {
+        let rest = &map.bytes()[start..];
         let window = &rest[..rest.len().min(self.chunk_size)];
         if window.len() == rest.len() && memchr::memchr(b'\n', window).is_some() {
             return Piece::Lines(rest.len());
@@ -235,8 +236,7 @@ impl<'s> Reader<'s> {
             return Piece::Lines(i + 1);
         }
         // One line at least as long as a chunk, or the input's last line.
-        let line =
-            memchr::memchr(b'\n', &rest[window.len()..]).map_or(rest.len(), |i| window.len() + i);
+        let line = self.line_length(map, start, window.len());
         let taken = (line + 1).min(rest.len());
         // As `cut_lines` does: too long even without a final CR.
         if line > self.max_line.saturating_add(1) {
@@ -244,6 +244,28 @@ impl<'s> Reader<'s> {
         } else {
             Piece::Lines(taken)
         }
+    }
+
+    /// The length of the line that starts at `start` of a mapped input (up to its line feed
+    /// or the end of the input), whose first `from` bytes hold no line feed. It is searched
+    /// a chunk's size at a time; once the line is known to be too long, the pages behind the
+    /// search are handed back, since only its first bytes are kept: a line of many GB is
+    /// never resident whole.
+    fn line_length(&self, map: &Mapping, start: usize, from: usize) -> usize {
+        let rest = &map.bytes()[start..];
+        let step = self.chunk_size.max(SKIP_READ);
+        let mut at = from;
+        while at < rest.len() {
+            let part = &rest[at..rest.len().min(at + step)];
+            if let Some(i) = memchr::memchr(b'\n', part) {
+                return at + i;
+            }
+            at += part.len();
+            if at > self.max_line.saturating_add(1) {
+                map.release_through(start + at);
+            }
+        }
+        rest.len()
     }
 
     /// Sends on a too-long `line` (without its line feed) as a [`ChunkKind::TooLong`]
