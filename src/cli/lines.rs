@@ -177,7 +177,7 @@ pub(crate) fn run_lines(
     let inputs = open_inputs(&paths)?;
     let stdin_is_input = paths.iter().any(|p| p.path.as_os_str() == "-");
     let options = engine_options(shared, stdin_is_input);
-    if options.mmap {
+    if options.mmap() {
         super::sigbus::explain_truncated_inputs();
     }
     let bar = progress::Bar::new(shared.progress == ProgressArg::Always);

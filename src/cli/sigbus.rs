@@ -1,33 +1,48 @@
 //! A clear message instead of a bare "Bus error" when an input file is shortened while the
 //! engine reads it through a memory map (`--no-mmap` reads files instead; see
-//! `EngineOptions::mmap`).
+//! `EngineOptions::with_mmap`).
 //!
-//! Reading a page of a map past the end of a file that another program has truncated raises
-//! `SIGBUS`, which ends the process. The handler installed here says what happened and how
-//! to avoid it, then ends the process with status 2, as other input errors do. The records
-//! written before it stay written.
+//! Reading a page of a map past the end of a file that another program has truncated (or a
+//! page the system cannot read from the file) raises `SIGBUS` with the code `BUS_ADRERR`,
+//! which ends the process. The handler installed here says what happened and how to avoid
+//! it, then ends the process with status 2, as other input errors do. Output already
+//! handed to the system stays written; output still in irinorm's buffers is lost, so the
+//! output may end within a record. A `SIGBUS` of any other code is left to the system.
 
 /// What the handler writes to standard error.
 #[cfg(unix)]
-const MESSAGE: &[u8] = b"irinorm: an input file was shortened while it was read (SIGBUS): \
-irinorm maps input files into memory; use --no-mmap for files that may be truncated during the run\n";
+const MESSAGE: &[u8] = b"irinorm: an input file was shortened (or could not be read) while it \
+was read through a memory map (SIGBUS); use --no-mmap for files that may change during the run\n";
 
 /// Installs the handler for `SIGBUS`. Best effort: if the system refuses, the signal ends
 /// the process as it would have.
 #[cfg(unix)]
 pub(super) fn explain_truncated_inputs() {
-    extern "C" fn on_sigbus(_: libc::c_int) {
-        // SAFETY: `write` and `_exit` are async-signal-safe; the message is a static.
+    extern "C" fn on_sigbus(
+        signal: libc::c_int,
+        info: *mut libc::siginfo_t,
+        _context: *mut libc::c_void,
+    ) {
+        // SAFETY: the system hands the handler a valid `siginfo_t` (SA_SIGINFO); `write`,
+        // `_exit` and `signal` are async-signal-safe, and the message is a static.
         unsafe {
-            libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
-            libc::_exit(2);
+            if !info.is_null() && (*info).si_code == libc::BUS_ADRERR {
+                libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+                libc::_exit(2);
+            }
+            // Not a read past the end of a map: the default action, once the handler
+            // returns and the faulting access runs again.
+            libc::signal(signal, libc::SIG_DFL);
         }
     }
     // SAFETY: `sigaction` is given a zeroed (valid, empty) action whose handler is a plain
-    // `extern "C"` function that only makes async-signal-safe calls.
+    // `extern "C"` function of the SA_SIGINFO form that only makes async-signal-safe calls.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
-        action.sa_sigaction = on_sigbus as extern "C" fn(libc::c_int) as usize;
+        let handler: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+            on_sigbus;
+        action.sa_sigaction = handler as usize;
+        action.sa_flags = libc::SA_SIGINFO;
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(libc::SIGBUS, &action, std::ptr::null_mut());
     }

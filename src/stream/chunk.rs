@@ -50,8 +50,9 @@ pub(super) struct Chunk {
     pub(super) data: Vec<u8>,
     /// How many bytes of `data` are filled.
     pub(super) len: usize,
-    /// The lines, when they are a range of a mapped file rather than `data` (see
-    /// [`Chunk::lines`]).
+    /// The chunk's range of a mapped file: its lines, read from there rather than from
+    /// `data` (see [`Chunk::lines`]); for a [`ChunkKind::TooLong`] line, the whole line,
+    /// whose first bytes are in `data`. Its pages are released once the chunk is written.
     pub(super) mapped: Option<MappedLines>,
     /// The formatted output lines of the chunk's records, but for the verbatim runs.
     pub(super) out: Vec<u8>,
@@ -99,7 +100,7 @@ impl Chunk {
 
     /// The chunk's bytes: its range of a mapped file, or else the filled part of `data`.
     pub(super) fn lines(&self) -> &[u8] {
-        lines_of(&self.data[..self.len], &self.mapped)
+        lines_of(&self.data[..self.len], self.kind, &self.mapped)
     }
 
     /// Appends `bytes` after the filled part.
@@ -113,18 +114,23 @@ impl Chunk {
     }
 }
 
-/// Whole lines of a mapped file: `map.bytes()[range]`.
+/// A chunk's part of a mapped file: `map.bytes()[range]`.
 pub(super) struct MappedLines {
     pub(super) map: Arc<Mapping>,
     pub(super) range: Range<usize>,
 }
 
 /// A chunk's bytes, from its parts (for callers that hold other parts of it borrowed):
-/// `mapped`'s range where there is one, or else `filled`, the filled part of its data.
-pub(super) fn lines_of<'a>(filled: &'a [u8], mapped: &'a Option<MappedLines>) -> &'a [u8] {
+/// the range of lines of a mapped file in `mapped`, or else `filled`, the filled part of its
+/// data (which holds the first bytes of a too-long line).
+pub(super) fn lines_of<'a>(
+    filled: &'a [u8],
+    kind: ChunkKind,
+    mapped: &'a Option<MappedLines>,
+) -> &'a [u8] {
     match mapped {
-        Some(lines) => &lines.map.bytes()[lines.range.clone()],
-        None => filled,
+        Some(lines) if kind == ChunkKind::Lines => &lines.map.bytes()[lines.range.clone()],
+        _ => filled,
     }
 }
 

@@ -94,7 +94,7 @@ pub struct Input {
     /// The stored size in bytes, when known (a regular file), for the progress bar.
     size: Option<u64>,
     /// The path of a regular file, which the engine may map rather than read
-    /// ([`EngineOptions::mmap`](crate::stream::EngineOptions::mmap)).
+    /// ([`EngineOptions::with_mmap`](crate::stream::EngineOptions::with_mmap)).
     path: Option<PathBuf>,
 }
 

@@ -40,9 +40,9 @@ impl Mapping {
     /// end (appending is fine: the map ends where the file did). A page past a new end of a
     /// truncated file cannot be read: the system then raises `SIGBUS` (the command line
     /// says what happened and exits with status 2). That is the contract of every
-    /// memory-mapped reader; `--no-mmap`
-    /// ([`EngineOptions::mmap`](crate::stream::EngineOptions::mmap)) reads files that may
-    /// be rewritten or truncated during a run instead.
+    /// memory-mapped reader, which
+    /// [`EngineOptions::with_mmap`](crate::stream::EngineOptions::with_mmap) asks its caller
+    /// to take on; `--no-mmap` reads files that may be rewritten or truncated instead.
     pub(super) fn open(path: &Path) -> io::Result<Option<Mapping>> {
         let file = File::open(path)?;
         if file.metadata()?.len() == 0 {
@@ -78,21 +78,37 @@ impl Mapping {
             return;
         }
         self.released.store(end, Ordering::Relaxed);
+        self.drop_pages(from, end);
+    }
+
+    /// Gives the kernel back the whole pages within `from..to` without moving the point
+    /// [`Mapping::release_through`] has reached: for the inside of a too-long line, whose
+    /// bytes past its first ones are never read again, while chunks before it are still
+    /// being read.
+    pub(super) fn release_inside(&self, from: usize, to: usize) {
+        let from = from.div_ceil(RELEASE_ALIGN) * RELEASE_ALIGN;
+        let to = to.min(self.map.len()) / RELEASE_ALIGN * RELEASE_ALIGN;
+        if from < to {
+            self.drop_pages(from, to);
+        }
+    }
+
+    /// `MADV_DONTNEED` over `from..to`, both multiples of [`RELEASE_ALIGN`] within the map.
+    fn drop_pages(&self, from: usize, to: usize) {
         #[cfg(unix)]
         {
             // SAFETY: `MADV_DONTNEED` on a shared read-only map of a file drops the pages
-            // from this process only: a later read of them (there is none: the reader has
-            // cut past them and the writer has written them) would fault them in again from
-            // the file, with the same bytes. `from..end` lies within the map, and `from` is
+            // from this process only: a later read of them would fault them in again from
+            // the file, with the same bytes (the callers release only what is not read
+            // again, or else pay that read). `from..to` lies within the map, and `from` is
             // a multiple of the page size, as the map's start is.
             let _ = unsafe {
-                self.map.unchecked_advise_range(
-                    memmap2::UncheckedAdvice::DontNeed,
-                    from,
-                    end - from,
-                )
+                self.map
+                    .unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, from, to - from)
             };
         }
+        #[cfg(not(unix))]
+        let _ = (from, to);
     }
 }
 
@@ -121,6 +137,12 @@ mod tests {
         assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
         map.release_through(10);
         assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
+        map.release_inside(70_000, 200_000);
+        assert_eq!(
+            map.released.load(Ordering::Relaxed),
+            65_536,
+            "inside: not moved"
+        );
         map.release_through(usize::MAX);
         // Released pages read the same bytes again.
         assert_eq!(map.bytes(), &bytes[..]);

@@ -28,8 +28,9 @@
 //! at once. A line is never held whole once it is known to be longer than both the chunk
 //! size and `max_line_bytes`: the reader keeps its first [`TOO_LONG_PREFIX`] bytes, skips to
 //! the next line feed and passes the line on as a `too-long` record. A plain regular file is
-//! mapped rather than read ([`EngineOptions::mmap`]): its chunks are ranges of the map, and
-//! the pages of chunks already written are released, so the same bound holds.
+//! mapped rather than read where asked ([`EngineOptions::with_mmap`]): its chunks are
+//! ranges of the map, and the pages of chunks already written are released, so the same
+//! bound holds.
 //!
 //! Output appears a chunk at a time. For a live, line-at-a-time source (a terminal), a
 //! `chunk_size` of 1 makes every line go through as soon as its line feed is read.

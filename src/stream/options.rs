@@ -78,13 +78,10 @@ pub struct EngineOptions {
     /// before any of its records is read. Off by default: then a NUL is a character of a
     /// record like any other (an invalid one for the library's operations).
     pub reject_binary: bool,
-    /// Read regular files through a memory map (default on; `--no-mmap` turns it off): the
-    /// engine then cuts chunks out of the map instead of copying the file into buffers.
-    /// A mapped file must not be rewritten or truncated by another program during the run
-    /// (appending is fine: the map ends where the file did): a truncation ends the process
-    /// with `SIGBUS`. Turn this off for files that may change while they are read.
-    /// Compressed files, files of size 0 and other inputs are read either way.
-    pub mmap: bool,
+    /// Whether regular files are read through a memory map (off by default; on only through
+    /// the `unsafe` [`EngineOptions::with_mmap`], whose contract it needs; the command line
+    /// turns it on unless `--no-mmap`).
+    pub(crate) mmap: bool,
 }
 
 crate::ladder::options::setters!(EngineOptions {
@@ -100,10 +97,32 @@ crate::ladder::options::setters!(EngineOptions {
     with_filename: bool => with_with_filename,
     null_terminated: bool => with_null_terminated,
     reject_binary: bool => with_reject_binary,
-    mmap: bool => with_mmap,
 });
 
 impl EngineOptions {
+    /// These options with `mmap` set: with it, regular files are read through a memory
+    /// map, and the engine cuts chunks out of the map instead of copying the file into
+    /// buffers (compressed files, files of size 0 and other inputs are read either way).
+    /// Pages are handed back as chunks are written, so memory stays bounded.
+    ///
+    /// # Safety
+    ///
+    /// With `mmap` set, no other program may change or truncate an input file while the run
+    /// reads it (appending is fine: the map ends where the file did). The engine validates a
+    /// chunk's bytes once and then reads them as `&str`; bytes changed under it would break
+    /// that, and a truncated file ends the process with `SIGBUS`. Setting it off is always
+    /// sound.
+    #[must_use]
+    pub unsafe fn with_mmap(mut self, mmap: bool) -> Self {
+        self.mmap = mmap;
+        self
+    }
+
+    /// Whether regular files are read through a memory map ([`EngineOptions::with_mmap`]).
+    pub fn mmap(&self) -> bool {
+        self.mmap
+    }
+
     /// How records are written under these options.
     pub(crate) fn format(&self) -> Format {
         Format {
@@ -138,7 +157,7 @@ impl Default for EngineOptions {
             with_filename: false,
             null_terminated: false,
             reject_binary: false,
-            mmap: true,
+            mmap: false,
         }
     }
 }

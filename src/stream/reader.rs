@@ -48,6 +48,16 @@ enum Piece {
     TooLong { line: usize, taken: usize },
 }
 
+impl Piece {
+    /// The bytes of the input the piece takes.
+    fn taken(&self) -> usize {
+        match *self {
+            Piece::Lines(n) => n,
+            Piece::TooLong { taken, .. } => taken,
+        }
+    }
+}
+
 /// Why the reader stopped before the end of its inputs.
 enum Halt {
     /// The run is stopping (the writer gave up); not an error of the reader's.
@@ -191,24 +201,20 @@ impl<'s> Reader<'s> {
             if self.stopping() {
                 return Err(Halt::Stopped);
             }
-            let piece = self.piece(&map, start);
+            let piece = self.piece(&map, start)?;
             let mut chunk = self.take(input)?;
-            let taken = match piece {
-                Piece::Lines(n) => {
-                    let range = start..start + n;
-                    chunk.mapped = Some(MappedLines {
-                        map: Arc::clone(&map),
-                        range,
-                    });
-                    self.send_lines(chunk)?;
-                    n
+            let taken = piece.taken();
+            // The chunk holds its part of the map until it is written, and then releases it.
+            chunk.mapped = Some(MappedLines {
+                map: Arc::clone(&map),
+                range: start..start + taken,
+            });
+            match piece {
+                Piece::Lines(_) => self.send_lines(chunk)?,
+                Piece::TooLong { line, .. } => {
+                    self.send_too_long(chunk, &bytes[start..start + line])?;
                 }
-                Piece::TooLong { line, taken } => {
-                    let line = &bytes[start..start + line];
-                    self.send_too_long(chunk, line)?;
-                    taken
-                }
-            };
+            }
             start += taken;
             self.advance(taken, progress);
         }
@@ -226,46 +232,49 @@ impl<'s> Reader<'s> {
     /// Where the next chunk of a mapped input that starts at `start` ends: after the last
     /// line feed within a chunk's size; or, where a line is longer than that, after that
     /// line, which may be too long.
-    fn piece(&self, map: &Mapping, start: usize) -> Piece {
+    fn piece(&self, map: &Mapping, start: usize) -> Result<Piece, Halt> {
         let rest = &map.bytes()[start..];
         let window = &rest[..rest.len().min(self.chunk_size)];
         if window.len() == rest.len() && memchr::memchr(b'\n', window).is_some() {
-            return Piece::Lines(rest.len());
+            return Ok(Piece::Lines(rest.len()));
         }
         if let Some(i) = memchr::memrchr(b'\n', window) {
-            return Piece::Lines(i + 1);
+            return Ok(Piece::Lines(i + 1));
         }
         // One line at least as long as a chunk, or the input's last line.
-        let line = self.line_length(map, start, window.len());
+        let line = self.line_length(map, start, window.len())?;
         let taken = (line + 1).min(rest.len());
         // As `cut_lines` does: too long even without a final CR.
-        if line > self.max_line.saturating_add(1) {
+        Ok(if line > self.max_line.saturating_add(1) {
             Piece::TooLong { line, taken }
         } else {
             Piece::Lines(taken)
-        }
+        })
     }
 
     /// The length of the line that starts at `start` of a mapped input (up to its line feed
     /// or the end of the input), whose first `from` bytes hold no line feed. It is searched
-    /// a chunk's size at a time; once the line is known to be too long, the pages behind the
-    /// search are handed back, since only its first bytes are kept: a line of many GB is
-    /// never resident whole.
-    fn line_length(&self, map: &Mapping, start: usize, from: usize) -> usize {
+    /// a chunk's size at a time, stopping if the run is; once the line is known to be too
+    /// long, the pages behind the search but for its first bytes (the only ones kept) are
+    /// handed back: a line of many GB is never resident whole.
+    fn line_length(&self, map: &Mapping, start: usize, from: usize) -> Result<usize, Halt> {
         let rest = &map.bytes()[start..];
         let step = self.chunk_size.max(SKIP_READ);
         let mut at = from;
         while at < rest.len() {
+            if self.stopping() {
+                return Err(Halt::Stopped);
+            }
             let part = &rest[at..rest.len().min(at + step)];
             if let Some(i) = memchr::memchr(b'\n', part) {
-                return at + i;
+                return Ok(at + i);
             }
             at += part.len();
             if at > self.max_line.saturating_add(1) {
-                map.release_through(start + at);
+                map.release_inside(start + TOO_LONG_PREFIX, start + at);
             }
         }
-        rest.len()
+        Ok(rest.len())
     }
 
     /// Sends on a too-long `line` (without its line feed) as a [`ChunkKind::TooLong`]
@@ -512,5 +521,65 @@ impl<'s> Reader<'s> {
         self.seq += 1;
         self.line += lines;
         self.work.send(chunk).map_err(|_| Halt::Stopped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crossbeam_channel::bounded;
+
+    /// The chunks the reader sends for `source` under `options`, in order (the test holds
+    /// every chunk, so `in_flight` is made large enough for all of them).
+    fn chunks(options: &EngineOptions, source: Source<'_>) -> Vec<Chunk> {
+        let (work_tx, work_rx) = bounded(64);
+        let (_free_tx, free_rx) = bounded(64);
+        let stop = AtomicBool::new(false);
+        Reader::new(options, 64, work_tx, free_rx, &stop)
+            .run(vec![source], None)
+            .unwrap();
+        work_rx.try_iter().collect()
+    }
+
+    #[test]
+    fn a_regular_file_is_cut_from_its_map_when_maps_are_on() {
+        let path = std::env::temp_dir().join(format!("irinorm-reader-{}.txt", std::process::id()));
+        let long = "x".repeat(300);
+        std::fs::write(&path, format!("a\nbb\n{long}\r\nccc\n")).unwrap();
+        let source = |path: &std::path::Path| Source {
+            name: "t".into(),
+            reader: Box::new(std::fs::File::open(path).unwrap()),
+            size: None,
+            path: Some(path.to_owned()),
+        };
+        let base = EngineOptions::default()
+            .with_chunk_size(4)
+            .with_max_line_bytes(100);
+        // SAFETY: the file is this test's own; nothing else changes it during the run.
+        let mapped = chunks(&unsafe { base.clone().with_mmap(true) }, source(&path));
+        let read = chunks(&base, source(&path));
+        std::fs::remove_file(&path).unwrap();
+
+        let ranges: Vec<_> = mapped
+            .iter()
+            .map(|c| (c.kind, c.mapped.as_ref().map(|m| m.range.clone())))
+            .collect();
+        // Whole lines within the chunk size; the too-long line's range is all of it (with
+        // its CR and LF), its first bytes copied; then the last line.
+        assert_eq!(
+            ranges,
+            [
+                (ChunkKind::Lines, Some(0..2)),
+                (ChunkKind::Lines, Some(2..5)),
+                (ChunkKind::TooLong, Some(5..307)),
+                (ChunkKind::Lines, Some(307..311)),
+            ]
+        );
+        assert_eq!(mapped[2].lines(), &long.as_bytes()[..TOO_LONG_PREFIX]);
+        // Read, the same bytes go out in the same records.
+        let bytes =
+            |cs: &[Chunk]| -> Vec<Vec<u8>> { cs.iter().map(|c| c.lines().to_vec()).collect() };
+        assert_eq!(bytes(&mapped).concat(), bytes(&read).concat());
+        assert!(read.iter().all(|c| c.mapped.is_none()));
     }
 }

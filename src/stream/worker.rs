@@ -260,7 +260,7 @@ impl<'a> Worker<'a> {
         out.clear();
         verbatim_runs.clear();
         report.clear();
-        let data = lines_of(&data[..*len], mapped);
+        let data = lines_of(&data[..*len], *kind, mapped);
         let line = first_line.unwrap_or(1);
         let file = self.names.get(*input).map_or("", String::as_str);
         scratch.rows.start_input(*input, file);

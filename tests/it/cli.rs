@@ -112,10 +112,8 @@ fn a_mapped_file_shortened_during_the_run_ends_it_with_a_clear_error() {
     let out = child.wait_with_output().unwrap();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(
-        err.contains("shortened while it was read (SIGBUS)"),
-        "{err}"
-    );
+    assert!(err.contains("an input file was shortened"), "{err}");
+    assert!(err.contains("(SIGBUS)"), "{err}");
     assert!(err.contains("--no-mmap"), "{err}");
     assert!(rest.len() + 1 < line.len() * 1_000_000);
     std::fs::remove_dir_all(&dir).unwrap();
