@@ -12,7 +12,6 @@
 use std::io::{self, Read};
 
 use irinorm::stream::{Engine, EngineOptions};
-use irinorm::Error;
 
 mod peak_rss;
 
@@ -69,12 +68,8 @@ fn peak_memory_does_not_grow_with_the_input() {
         200_000_000
     };
     let long_line: u64 = 100_000_000;
-    let op = |record: &str, out: &mut String| -> Result<(), Error> {
-        out.push_str(record);
-        Ok(())
-    };
     let input = Generated::new(lines_bytes, long_line);
-    let stats = Engine::new(&op, EngineOptions::default())
+    let stats = Engine::new(&peak_rss::copy, EngineOptions::default())
         .run(input, io::sink())
         .unwrap();
     assert_eq!(stats.input_bytes, lines_bytes + long_line);

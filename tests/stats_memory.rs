@@ -11,7 +11,6 @@
 use std::io::{self, Read};
 
 use irinorm::stream::{Engine, EngineOptions};
-use irinorm::Error;
 
 mod peak_rss;
 
@@ -56,11 +55,7 @@ fn stats_memory_does_not_grow_with_distinct_keys() {
         pending: Vec::new(),
         offset: 0,
     };
-    let op = |record: &str, out: &mut String| -> Result<(), Error> {
-        out.push_str(record);
-        Ok(())
-    };
-    let stats = Engine::new(&op, EngineOptions::default().with_stats(true))
+    let stats = Engine::new(&peak_rss::copy, EngineOptions::default().with_stats(true))
         .run(input, io::sink())
         .unwrap();
     assert_eq!(stats.records, n);

@@ -334,20 +334,10 @@ pub(crate) fn key_settings(a: &KeyArgs, strict: bool) -> Result<Settings, String
 
 /// The engine options for a run, which reads standard input if `stdin_is_input`.
 pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> EngineOptions {
-    let options = engine_settings(shared, stdin_is_input);
-    // SAFETY: the command line's contract, stated in its README and in the help of
-    // `--no-mmap`: an input file is not changed or truncated by another program while
-    // irinorm reads it, or else `--no-mmap` is given. (A truncation is reported and ends the
-    // run, `cli::sigbus`.)
-    unsafe { options.with_mmap(!shared.no_mmap) }
-}
-
-/// The engine options of [`engine_options`] but for memory maps.
-fn engine_settings(shared: &SharedArgs, stdin_is_input: bool) -> EngineOptions {
     // Someone typing at a terminal wants each key as soon as the line is entered; the
     // engine passes a line on as soon as a chunk is full, so make a chunk one byte.
     let interactive = stdin_is_input && io::stdin().is_terminal();
-    EngineOptions::default()
+    let options = EngineOptions::default()
         .with_threads(shared.threads)
         .with_chunk_size(if interactive {
             1
@@ -375,5 +365,10 @@ fn engine_settings(shared: &SharedArgs, stdin_is_input: bool) -> EngineOptions {
         })
         .with_with_filename(shared.with_filename)
         .with_null_terminated(shared.null)
-        .with_reject_binary(true)
+        .with_reject_binary(true);
+    // SAFETY: the command line's contract, stated in its README and in the help of
+    // `--no-mmap`: an input file is not changed or truncated by another program while
+    // irinorm reads it, or else `--no-mmap` is given. (A truncation is reported and ends the
+    // run, `cli::sigbus`.)
+    unsafe { options.with_mmap(!shared.no_mmap) }
 }

@@ -11,12 +11,12 @@ use crossbeam_channel::bounded;
 
 use crate::stream::chunk::Chunk;
 use crate::stream::error::RunError;
-use crate::stream::input::Input;
+use crate::stream::input::{Input, Source};
 use crate::stream::operation::Operation;
 use crate::stream::options::{chunks_in_flight, run_chunk_size, EngineOptions};
 use crate::stream::output::Stats;
 use crate::stream::progress::Progress;
-use crate::stream::reader::{Reader, Source};
+use crate::stream::reader::Reader;
 use crate::stream::worker::Worker;
 use crate::stream::writer::Writer;
 
@@ -110,18 +110,7 @@ impl<'a> Engine<'a> {
         writer: W,
         diagnostics: &mut dyn Write,
     ) -> Result<Stats, RunError> {
-        let sources = inputs
-            .into_iter()
-            .map(|input| {
-                let parts = input.into_parts();
-                Source {
-                    name: parts.name,
-                    reader: parts.reader,
-                    size: parts.size,
-                    path: parts.path,
-                }
-            })
-            .collect();
+        let sources = inputs.into_iter().map(Input::into_source).collect();
         self.run_sources(sources, writer, diagnostics)
     }
 

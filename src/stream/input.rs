@@ -172,9 +172,9 @@ impl Input {
         decode(self.reader, true)
     }
 
-    /// Splits the input into its parts.
-    pub(crate) fn into_parts(self) -> InputParts {
-        InputParts {
+    /// The input as the engine's reader takes it.
+    pub(super) fn into_source(self) -> Source<'static> {
+        Source {
             name: self.name,
             reader: self.reader,
             size: self.size,
@@ -192,12 +192,13 @@ impl std::fmt::Debug for Input {
     }
 }
 
-/// The parts of an [`Input`], for the engine.
-pub(crate) struct InputParts {
-    pub(crate) name: String,
-    pub(crate) reader: Box<dyn Read + Send>,
-    pub(crate) size: Option<u64>,
-    pub(crate) path: Option<PathBuf>,
+/// One input as the engine's reader takes it ([`Input::into_source`]).
+pub(super) struct Source<'a> {
+    pub(super) name: String,
+    pub(super) reader: Box<dyn Read + Send + 'a>,
+    pub(super) size: Option<u64>,
+    /// The path of a regular file, which may be mapped instead of read.
+    pub(super) path: Option<PathBuf>,
 }
 
 /// A regular file, opened again when it is first read (see [`Input::open`]).

@@ -8,7 +8,6 @@
 //! other input is read into the chunks' buffers. Both cut the same records.
 
 use std::io::{self, Read};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -16,7 +15,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use crate::stream::chunk::{Chunk, ChunkKind, MappedLines, SKIP_READ, TOO_LONG_PREFIX};
 use crate::stream::error::RunError;
-use crate::stream::input;
+use crate::stream::input::{self, Source};
 use crate::stream::mapping::Mapping;
 use crate::stream::options::EngineOptions;
 use crate::stream::progress::{Counted, Progress};
@@ -27,15 +26,6 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// The least a chunk's input buffer grows to when a line does not fit in it (it starts at the
 /// chunk size, and doubles from there as a long line needs).
 const FIRST_BUFFER: usize = 64 * 1024;
-
-/// One input as the engine reads it.
-pub(super) struct Source<'a> {
-    pub(super) name: String,
-    pub(super) reader: Box<dyn Read + Send + 'a>,
-    pub(super) size: Option<u64>,
-    /// The path of a regular file, which may be mapped instead of read.
-    pub(super) path: Option<PathBuf>,
-}
 
 /// The next chunk's worth of a mapped input, from the start of what is left of it.
 #[derive(Debug, PartialEq, Eq)]

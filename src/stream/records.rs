@@ -43,7 +43,7 @@ impl Records {
     }
 
     fn decoded(input: Input, max_line_bytes: usize, reject_binary: bool) -> io::Result<Records> {
-        let raw = input.into_parts().reader;
+        let raw = input.into_source().reader;
         let decoded = input::decode(raw, reject_binary)?;
         Ok(Records {
             reader: BufReader::with_capacity(1 << 16, decoded),

@@ -29,6 +29,16 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
     out
 }
 
+/// Starts `irinorm ARGS` with its standard output and error piped, to be read while it runs.
+fn spawn(args: &[&str]) -> std::process::Child {
+    bin()
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn irinorm")
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
@@ -90,12 +100,7 @@ fn a_mapped_file_shortened_during_the_run_ends_it_with_a_clear_error() {
     let file = dir.join("urls.txt");
     let line = "http://example.com/some/path/that/is/canonical?q=1\n";
     std::fs::write(&file, line.repeat(1_000_000)).unwrap();
-    let mut child = bin()
-        .args(["normalize", "-j", "2", file.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["normalize", "-j", "2", file.to_str().unwrap()]);
     let mut stdout = child.stdout.take().unwrap();
     // Once output comes, the file is mapped; the run then waits on the full pipe, far from
     // the file's end (51 MB; a few MiB in flight).
@@ -458,12 +463,7 @@ fn a_closed_stdout_ends_the_run_quietly() {
         writeln!(f, "http://example.com/{i}").unwrap();
     }
     drop(f);
-    let mut child = bin()
-        .args(["normalize", big.to_str().unwrap()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn(&["normalize", big.to_str().unwrap()]);
     let mut out = child.stdout.take().unwrap();
     let mut first = [0u8; 20];
     out.read_exact(&mut first).unwrap();
