@@ -309,7 +309,7 @@ pub fn is_right_to_left(c: char) -> bool {
 /// parsed from. Nothing is done for an ASCII text.
 pub fn warnings(iri: &IriRef<'_>, out: &mut Vec<Warning>) {
     let text = iri.as_str();
-    if text.is_ascii() {
+    if iri.is_known_ascii() || text.is_ascii() {
         return;
     }
     for v in check(iri) {

@@ -47,22 +47,32 @@ fn word(chunk: &[u8]) -> u64 {
 #[inline(always)]
 fn first_of<const N: usize>(needles: [u8; N], haystack: &[u8]) -> Option<usize> {
     let repeated = needles.map(|n| ONES * u64::from(n));
+    // Each mask is exact up to its own first match, so the lowest of the first matches is
+    // exact.
+    let any = |w: u64| repeated.iter().fold(0, |m, &r| m | matches(w, r));
     let mut chunks = haystack.chunks_exact(8);
     let mut base = 0;
     for chunk in &mut chunks {
-        let w = word(chunk);
-        // Each mask is exact up to its own first match, so the lowest of the first matches
-        // is exact.
-        let m = repeated.iter().fold(0, |m, &r| m | matches(w, r));
+        let m = any(word(chunk));
         if m != 0 {
             return Some(base + (m.trailing_zeros() / 8) as usize);
         }
         base += 8;
     }
-    let tail = chunks.remainder();
-    tail.iter()
-        .position(|c| needles.contains(c))
-        .map(|i| base + i)
+    let n = haystack.len();
+    if base == n || n < 8 {
+        let tail = chunks.remainder();
+        return tail
+            .iter()
+            .position(|c| needles.contains(c))
+            .map(|i| base + i);
+    }
+    // The last eight bytes, overlapping bytes already looked at: those hold no needle, so
+    // they neither match nor borrow, and the first match among the eight is the first of
+    // the few bytes left.
+    let last = n - 8;
+    let m = any(word(&haystack[last..]));
+    (m != 0).then(|| last + (m.trailing_zeros() / 8) as usize)
 }
 
 /// The index of the first `a` in `haystack`.
@@ -108,7 +118,13 @@ pub(crate) fn rfind(a: u8, haystack: &[u8]) -> Option<usize> {
         }
         end -= 8;
     }
-    chunks.remainder().iter().rposition(|&c| c == a)
+    if end == 0 || haystack.len() < 8 {
+        return chunks.remainder().iter().rposition(|&c| c == a);
+    }
+    // The first eight bytes, overlapping bytes already looked at, which hold no `a`: the
+    // last match among the eight is the last of the few bytes left.
+    let m = matches_exactly(word(haystack), repeated);
+    (m != 0).then(|| 7 - (m.leading_zeros() / 8) as usize)
 }
 
 /// The index of the first byte of `haystack` that is not ASCII.
@@ -123,8 +139,56 @@ pub(crate) fn find_non_ascii(haystack: &[u8]) -> Option<usize> {
         }
         base += 8;
     }
-    let tail = chunks.remainder();
-    tail.iter().position(|&c| c >= 0x80).map(|i| base + i)
+    let n = haystack.len();
+    if base == n || n < 8 {
+        return chunks
+            .remainder()
+            .iter()
+            .position(|&c| c >= 0x80)
+            .map(|i| base + i);
+    }
+    // The last eight bytes, overlapping ASCII bytes already looked at.
+    let last = n - 8;
+    let high = word(&haystack[last..]) & HIGHS;
+    (high != 0).then(|| last + (high.trailing_zeros() / 8) as usize)
+}
+
+/// Where `a` and `b` stand in `haystack` (at most 64 bytes): bit `k` of the first mask is set
+/// when byte `k` is `a`, of the second when it is `b`.
+#[inline]
+pub(crate) fn positions2(a: u8, b: u8, haystack: &[u8]) -> (u64, u64) {
+    debug_assert!(haystack.len() <= 64);
+    let (ra, rb) = (ONES * u64::from(a), ONES * u64::from(b));
+    let n = haystack.len();
+    if n < 8 {
+        let (mut ma, mut mb) = (0, 0);
+        for (k, &c) in haystack.iter().enumerate() {
+            ma |= u64::from(c == a) << k;
+            mb |= u64::from(c == b) << k;
+        }
+        return (ma, mb);
+    }
+    let (mut ma, mut mb) = (0, 0);
+    let mut at = 0;
+    loop {
+        // The last word overlaps the one before it: its bits are set twice.
+        let from = at.min(n - 8);
+        let w = word(&haystack[from..]);
+        ma |= byte_bits(matches_exactly(w, ra)) << from;
+        mb |= byte_bits(matches_exactly(w, rb)) << from;
+        at += 8;
+        if at >= n {
+            return (ma, mb);
+        }
+    }
+}
+
+/// The high bits of the bytes of `high` (a mask of [`matches_exactly`]) as the low eight
+/// bits, bit `k` for byte `k`: each byte's bit, moved to the bottom of its byte, is carried
+/// to bit `56 + k` by the multiplication, with nothing else reaching the top byte.
+#[inline(always)]
+fn byte_bits(high: u64) -> u64 {
+    ((high >> 7).wrapping_mul(0x0102_0408_1020_4080)) >> 56
 }
 
 #[cfg(test)]
@@ -167,6 +231,16 @@ mod tests {
             b in prop_oneof![Just(b'#'), any::<u8>()],
         ) {
             prop_assert_eq!(find2(a, b, &hay), hay.iter().position(|&c| c == a || c == b));
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn positions2_are_where_each_byte_stands(
+            hay in proptest::collection::vec(prop_oneof![Just(b'.'), Just(b'-'), Just(0xAEu8), Just(0u8), any::<u8>()], 0..=64),
+        ) {
+            let mask = |x: u8| hay.iter().enumerate().fold(0u64, |m, (k, &c)| m | u64::from(c == x) << k);
+            prop_assert_eq!(positions2(b'.', b'-', &hay), (mask(b'.'), mask(b'-')));
         }
     }
 

@@ -16,7 +16,7 @@
 //! IP literal and split the `:port` off before calling in.
 
 use crate::iri::chars;
-use crate::iri::find::find;
+use crate::iri::find::{find, positions2};
 use crate::iri::ulabel;
 use idna::uts46::{verify_dns_length, AsciiDenyList, DnsLength, ErrorPolicy, Hyphens, Uts46};
 
@@ -481,6 +481,9 @@ fn has_ldh_shape(b: &[u8]) -> bool {
     if body.is_empty() || body.len() > 253 {
         return false;
     }
+    if body.len() < 64 {
+        return has_short_ldh_shape(body);
+    }
     let mut start = 0;
     while let Some(i) = find(b'.', &body[start..]) {
         if !is_ldh_label_shape(&body[start..start + i]) {
@@ -489,6 +492,27 @@ fn has_ldh_shape(b: &[u8]) -> bool {
         start += i + 1;
     }
     is_ldh_label_shape(&body[start..])
+}
+
+/// [`has_ldh_shape`] for a body (the name without its root dot) of 1 to 63 bytes, whose
+/// labels are never too long: from the masks of its dots and hyphens, one bit per byte, the
+/// label shapes of [`is_ldh_label_shape`] at once.
+#[inline]
+fn has_short_ldh_shape(body: &[u8]) -> bool {
+    let (dots, hyphens) = positions2(b'.', b'-', body);
+    let last = 1u64 << (body.len() - 1);
+    // No empty label: no dot first or last, no two dots in a row.
+    if dots & (1 | last) != 0 || dots & (dots >> 1) != 0 {
+        return false;
+    }
+    // No hyphen first or last in a label.
+    let (starts, ends) = (1 | dots << 1, last | dots >> 1);
+    if hyphens & (starts | ends) != 0 {
+        return false;
+    }
+    // No "--" in the third and fourth positions (a label of two bytes or less has its
+    // "third" byte in the next label, which does not start with a hyphen, or is a dot).
+    hyphens & (starts << 2) & (hyphens >> 1) == 0
 }
 
 /// Whether a pure-ASCII host is already a valid host under the rules of [`dns_host`] and
@@ -695,12 +719,51 @@ mod tests {
         !body.is_empty() && body.len() <= 253 && body.split(|&c| c == b'.').all(label_ok)
     }
 
+    #[test]
+    fn every_short_name_of_letters_hyphens_and_dots_is_judged_as_the_reference_does() {
+        // Every text of up to 8 bytes over `a`, `-` and `.` (9,841 of them): each label
+        // shape, empty labels, hyphens first, last and in the third and fourth positions.
+        let mut texts = vec![Vec::new()];
+        for _ in 0..8 {
+            let longer: Vec<Vec<u8>> = texts
+                .iter()
+                .filter(|t| t.len() == texts.last().map_or(0, Vec::len))
+                .flat_map(|t| b"a-.".iter().map(move |&c| [t.as_slice(), &[c]].concat()))
+                .collect();
+            texts.extend(longer);
+        }
+        assert_eq!(texts.len(), 9841);
+        for t in &texts {
+            assert_eq!(
+                is_valid_ldh_host(t),
+                ldh_reference(t),
+                "{:?}",
+                String::from_utf8_lossy(t)
+            );
+        }
+        // Labels of 63 and 64 bytes, in bodies of up to 64 bytes and more.
+        for name in [
+            "a".repeat(63),
+            format!("{}.", "a".repeat(63)),
+            "a".repeat(64),
+            format!("{}.b", "a".repeat(63)),
+            format!("b.{}", "a".repeat(62)),
+            format!("b.{}", "a".repeat(64)),
+        ] {
+            assert_eq!(
+                is_valid_ldh_host(name.as_bytes()),
+                ldh_reference(name.as_bytes()),
+                "{name}"
+            );
+        }
+    }
+
     proptest::proptest! {
         /// `is_valid_ldh_host` is the reference, and a host `write_ldh_host` takes is
         /// written as `dns_host` writes it in both forms.
         #[test]
         fn ldh_hosts_are_judged_by_the_rules_and_written_as_dns_host_writes_them(
-            host in "[a-zA-Z0-9.-]{0,70}|[a-z]{1,5}(\\.[a-z-]{0,64}){0,4}\\.?|xn--[a-z0-9-]{0,12}\\.com|[a-z%_é.]{0,9}"
+            host in "[a-zA-Z0-9.-]{0,70}|[a-z]{1,5}(\\.[a-z-]{0,64}){0,4}\\.?|xn--[a-z0-9-]{0,12}\\.com|[a-z%_é.]{0,9}|([a-z0-9]{0,4}-{0,2}){1,3}(\\.([a-z0-9]{0,4}-{0,2}){0,3}){0,4}\\.?"
         ) {
             proptest::prop_assert_eq!(is_valid_ldh_host(host.as_bytes()), ldh_reference(host.as_bytes()));
             if host.bytes().all(is_ldh_byte) {

@@ -15,7 +15,7 @@
 use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
 use crate::iri::components::Components;
 use crate::iri::error::{Error, ErrorKind};
-use crate::iri::find::{find, find2};
+use crate::iri::find::{find, find2, find3};
 use crate::iri::host;
 
 /// The productions a record can be checked against (RFC 3987 §2.2, RFC 3986 §3–§4).
@@ -110,7 +110,8 @@ pub struct IriRef<'a> {
     fragment: Option<Span>,
     /// The components, as [`Component::bit`]s, found to hold no percent-encoding and no
     /// non-ASCII character while they were checked (none for an unchecked split), and
-    /// [`LDH_BYTE`] when the host was found to hold only LDH bytes.
+    /// [`LDH_BYTE`] when the host was found to hold only LDH bytes; [`CHECKED`] when the
+    /// text was checked, with [`NON_ASCII`] if a non-ASCII character was found.
     plain: u8,
 }
 
@@ -176,6 +177,13 @@ const fn build_component_table() -> [u8; 256] {
 /// and `.`, [`host::is_ldh_byte`]), above the component bits.
 const LDH_BYTE: u8 = 1 << 5;
 
+/// In [`IriRef::plain`]: a component holds a non-ASCII character (found while checking).
+const NON_ASCII: u8 = 1 << 6;
+
+/// In [`IriRef::plain`]: the text was checked (parsed, not only split), so [`NON_ASCII`] is
+/// known.
+const CHECKED: u8 = 1 << 7;
+
 /// For every byte value, the bits ([`Component::bit`]) of the components that allow it raw
 /// (ASCII only; `%` and non-ASCII are checked apart), and [`LDH_BYTE`].
 static COMPONENT_ASCII: [u8; 256] = build_component_table();
@@ -230,9 +238,6 @@ impl<'a> IriRef<'a> {
         let scheme_end = scheme_end::<CHECK>(text, grammar)?;
         let mut pos = scheme_end.map_or(0, |i| i as usize + 1);
 
-        // The rest ends the hierarchical part at the first '?' or '#'.
-        let hier_end = find2(b'?', b'#', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
-
         let mut view = IriRef {
             text,
             scheme_end,
@@ -248,20 +253,29 @@ impl<'a> IriRef<'a> {
         };
 
         // Authority (RFC 3986 §3.2): "//" up to the next '/', '?' or '#'.
-        if bytes[pos..hier_end].starts_with(b"//") {
+        if bytes[pos..].starts_with(b"//") {
             let start = pos + 2;
-            let end = find(b'/', &bytes[start..hier_end]).map_or(hier_end, |i| start + i);
+            let end = find3(b'/', b'?', b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
             view.authority = Some((start as u32, end as u32));
             view.parse_authority::<CHECK>(start, end, grammar)?;
             pos = end;
         }
 
-        // Path (RFC 3986 §3.3).
+        // Path (RFC 3986 §3.3), up to the first '?' or '#', which ends the hierarchical
+        // part: checked, the path's check finds that end on the way (neither is allowed in
+        // a path).
+        let hier_end = if CHECK {
+            let (end, plain) = check_path(text, pos, grammar)?;
+            view.plain |= plain;
+            end
+        } else {
+            find2(b'?', b'#', &bytes[pos..]).map_or(bytes.len(), |i| pos + i)
+        };
         view.path = (pos as u32, hier_end as u32);
-        if CHECK {
-            view.plain |= check_component(text, pos, hier_end, Component::Path, grammar)?;
-        }
         view.parse_query_fragment::<CHECK>(hier_end, grammar)?;
+        if CHECK {
+            view.plain |= CHECKED;
+        }
         Ok(view)
     }
 
@@ -433,6 +447,13 @@ impl<'a> IriRef<'a> {
         self.plain & LDH_BYTE != 0 && self.host_kind == HostKind::RegName
     }
 
+    /// Whether the text was found to be ASCII while it was checked; `false` when unknown
+    /// (an unchecked split).
+    #[inline]
+    pub(crate) fn is_known_ascii(&self) -> bool {
+        self.plain & (CHECKED | NON_ASCII) == CHECKED
+    }
+
     /// The path (possibly empty).
     pub fn path(&self) -> &'a str {
         self.slice(self.path)
@@ -476,6 +497,15 @@ impl<'a> IriRef<'a> {
 #[inline]
 fn scheme_end<const CHECK: bool>(text: &str, grammar: Grammar) -> Result<Option<u32>, Error> {
     let bytes = text.as_bytes();
+    // The common case, a valid scheme and its ':', in one pass: none of the scheme's
+    // characters is a delimiter, so the ':' is the first of them.
+    let n = bytes
+        .iter()
+        .position(|&b| !chars::is(b, chars::SCHEME))
+        .unwrap_or(bytes.len());
+    if n > 0 && bytes.get(n) == Some(&b':') && bytes[0].is_ascii_alphabetic() {
+        return Ok(Some(n as u32));
+    }
     let first_delim = bytes
         .iter()
         .position(|&b| matches!(b, b':' | b'/' | b'?' | b'#'));
@@ -534,8 +564,8 @@ fn syntax_error(text: &str, at: usize, from: usize, to: usize, message: &'static
 
 /// Checks `text[start..end]` against the production of `component`. Returns what it found
 /// of the component's bytes: its bit if it holds no percent-encoding and no non-ASCII
-/// character (for [`IriRef::is_plain`]), and, for a host, [`LDH_BYTE`] if every byte is
-/// one (for [`IriRef::host_is_ldh_bytes`]).
+/// character (for [`IriRef::is_plain`]), for a host, [`LDH_BYTE`] if every byte is one
+/// (for [`IriRef::host_is_ldh_bytes`]), and [`NON_ASCII`] if it holds a non-ASCII character.
 fn check_component(
     text: &str,
     start: usize,
@@ -543,11 +573,31 @@ fn check_component(
     component: Component,
     grammar: Grammar,
 ) -> Result<u8, Error> {
+    check_run::<false>(text, start, end, component, grammar).map(|(_, found)| found)
+}
+
+/// [`check_component`] for a path that starts at `start` and ends at the first `?` or `#`
+/// (RFC 3986 §3.3), or at the end of `text`: where it ends, and what it found.
+fn check_path(text: &str, start: usize, grammar: Grammar) -> Result<(usize, u8), Error> {
+    check_run::<true>(text, start, text.len(), Component::Path, grammar)
+}
+
+/// [`check_component`] over `text[start..end]`, which with `STOP` ends early, at the first
+/// `?` or `#`: where the component ends, and what it found.
+#[inline(always)]
+fn check_run<const STOP: bool>(
+    text: &str,
+    start: usize,
+    end: usize,
+    component: Component,
+    grammar: Grammar,
+) -> Result<(usize, u8), Error> {
     let bytes = text.as_bytes();
     let ok = component.bit();
     // The bits every byte so far has in the table; none once an escape or a non-ASCII
     // character is seen.
     let mut all = u8::MAX;
+    let mut non_ascii = 0;
     let mut i = start;
     while i < end {
         let b = bytes[i];
@@ -566,10 +616,14 @@ fn check_component(
             let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
             check_non_ascii(text, i, c, component, grammar)?;
             all = 0;
+            non_ascii = NON_ASCII;
             i += c.len_utf8();
         } else {
             i = allowed_ascii_run(bytes, i, end, ok, &mut all);
             if let Some(&b) = bytes[..end].get(i).filter(|&&b| b < 0x80 && b != b'%') {
+                if STOP && matches!(b, b'?' | b'#') {
+                    break;
+                }
                 return Err(ascii_error(text, i, b));
             }
         }
@@ -578,7 +632,7 @@ fn check_component(
         Component::RegName => ok | LDH_BYTE,
         _ => ok,
     };
-    Ok(all & found)
+    Ok((i.min(end), all & found | non_ascii))
 }
 
 /// Where the run of ASCII bytes from `i` that the component of bit `ok` allows raw ends
@@ -693,6 +747,31 @@ mod tests {
     fn err(text: &str) -> (ErrorKind, usize) {
         let e = IriRef::parse(text).unwrap_err();
         (e.kind, e.column)
+    }
+
+    #[test]
+    fn a_checked_text_is_known_to_be_ascii_or_not() {
+        for (text, ascii) in [
+            ("http://h/p?q#f", true),
+            ("http://u\u{e9}@h/", false),
+            ("http://h\u{e9}/", false),
+            ("http://h/\u{e9}", false),
+            ("http://h/p?\u{e9}", false),
+            ("http://h/p#\u{e9}", false),
+            ("a/\u{e9}", false),
+            ("http://h/%C3%A9", true),
+        ] {
+            assert_eq!(
+                IriRef::parse(text).unwrap().is_known_ascii(),
+                ascii,
+                "{text}"
+            );
+            // An unchecked split knows nothing.
+            assert!(
+                !IriRef::split_valid(text).unwrap().is_known_ascii(),
+                "{text}"
+            );
+        }
     }
 
     #[test]
