@@ -10,12 +10,15 @@
 # With CG_MODES (mode names of benches/inputs.sh, space-separated, or `all`), it counts
 # instead the total instructions of `irinorm normalize --threads 1` in each mode over the
 # mode's input made at CG_MODES_MB MB (default 2), next to ada-url (the peer_ada program)
-# and the floor over the same input file, one table row per mode; no profile is kept.
+# and the floor over the same input file, one table row per mode; no profile is kept. With
+# CG_BASE=PATH (another irinorm binary, say the build before a change), each row also has
+# that binary's count on the same file and the ratio of the two.
 #
 #   benches/callgrind.sh
 #   CG_MB=5 CG_TOP=40 CG_ARGS="--level syntax" benches/callgrind.sh
 #   CG_MODES=all benches/callgrind.sh
 #   CG_MODES="uri noncanonical iri-heavy" CG_MODES_MB=1 benches/callgrind.sh
+#   CG_MODES=all CG_BASE=/tmp/irinorm-before benches/callgrind.sh
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -54,8 +57,14 @@ if [ -n "$modes" ]; then
     cargo build --release --quiet -p irinorm-bench --bins
     mb=${CG_MODES_MB:-2}
     declare -A ada floor
-    echo "| mode, input | bytes | irinorm instructions | per byte | ada-url instructions | floor instructions | irinorm / ada-url | irinorm / floor |"
-    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    base=${CG_BASE:-}
+    if [ -n "$base" ]; then
+        echo "| mode, input | bytes | irinorm instructions | per byte | ada-url instructions | floor instructions | irinorm / ada-url | irinorm / floor | base instructions | irinorm / base |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    else
+        echo "| mode, input | bytes | irinorm instructions | per byte | ada-url instructions | floor instructions | irinorm / ada-url | irinorm / floor |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    fi
     for m in $modes; do
         inp=${bench_mode_input[$m]}
         file=$tmp/$inp.txt
@@ -65,10 +74,14 @@ if [ -n "$modes" ]; then
             floor[$inp]=$(instructions "${bin%/*}/floor" "$file")
         fi
         n=$(instructions "$bin normalize --threads 1 ${bench_mode_args[$m]}" "$file")
+        nb=0
+        [ -n "$base" ] && nb=$(instructions "$base normalize --threads 1 ${bench_mode_args[$m]}" "$file")
         awk -v m="$m" -v a="${bench_mode_args[$m]}" -v i="${bench_input_about[$inp]}" -v b="$(stat -c %s "$file")" \
-            -v n="$n" -v p="${ada[$inp]}" -v f="${floor[$inp]}" 'BEGIN {
-                printf "| %s (`%s`), %s | %d | %.0f | %.1f | %.0f | %.0f | %.3f | %.2f |\n",
-                    m, a, i, b, n, n / b, p, f, n / p, n / f }'
+            -v n="$n" -v p="${ada[$inp]}" -v f="${floor[$inp]}" -v nb="$nb" 'BEGIN {
+                printf "| %s (`%s`), %s | %d | %.0f | %.1f | %.0f | %.0f | %.3f | %.2f",
+                    m, a, i, b, n, n / b, p, f, n / p, n / f
+                if (nb > 0) printf " | %.0f | %.3f", nb, n / nb
+                printf " |\n" }'
     done
     exit 0
 fi
