@@ -495,15 +495,28 @@ fn has_ldh_shape(b: &[u8]) -> bool {
 }
 
 /// [`has_ldh_shape`] for a body (the name without its root dot) of 1 to 63 bytes, whose
-/// labels are never too long: from the masks of its dots and hyphens, one bit per byte, the
-/// label shapes of [`is_ldh_label_shape`] at once.
+/// labels are never too long: from the masks of its dots and hyphens, one bit per byte.
 #[inline]
 fn has_short_ldh_shape(body: &[u8]) -> bool {
     let (dots, hyphens) = positions2(b'.', b'-', body);
-    let last = 1u64 << (body.len() - 1);
+    has_ldh_label_shapes(body.len(), dots, hyphens)
+}
+
+/// The label shapes of [`is_ldh_label_shape`], at once, for a name body (without its root
+/// dot) of `len` bytes, 1 to 63, of letters, digits, `-` and `.`, whose dots and hyphens
+/// are the set bits of `dots` and `hyphens` (bit `k` for byte `k`). The fast path asks this
+/// too, with the masks its scan made.
+#[inline(always)]
+pub(crate) fn has_ldh_label_shapes(len: usize, dots: u64, hyphens: u64) -> bool {
+    debug_assert!((1..64).contains(&len));
+    let last = 1u64 << (len - 1);
     // No empty label: no dot first or last, no two dots in a row.
     if dots & (1 | last) != 0 || dots & (dots >> 1) != 0 {
         return false;
+    }
+    if hyphens == 0 {
+        // Most names.
+        return true;
     }
     // No hyphen first or last in a label.
     let (starts, ends) = (1 | dots << 1, last | dots >> 1);
@@ -516,7 +529,9 @@ fn has_short_ldh_shape(body: &[u8]) -> bool {
 }
 
 /// Whether a pure-ASCII host is already a valid host under the rules of [`dns_host`] and
-/// needs nothing but lowercasing: the fast path.
+/// needs nothing but lowercasing: what [`write_valid_ldh_host`] takes, as one predicate,
+/// for the tests (of this module and of the fast path's hosts).
+#[cfg(test)]
 pub(crate) fn is_valid_ldh_host(b: &[u8]) -> bool {
     b.iter().all(|&c| is_ldh_byte(c)) && has_ldh_shape(b)
 }

@@ -84,13 +84,16 @@ impl Mapping {
     /// Gives the kernel back the whole pages within `from..to` without moving the point
     /// [`Mapping::release_through`] has reached: for the inside of a too-long line, whose
     /// bytes past its first ones are never read again, while chunks before it are still
-    /// being read.
-    pub(super) fn release_inside(&self, from: usize, to: usize) {
-        let from = from.div_ceil(RELEASE_ALIGN) * RELEASE_ALIGN;
-        let to = to.min(self.map.len()) / RELEASE_ALIGN * RELEASE_ALIGN;
-        if from < to {
-            self.drop_pages(from, to);
+    /// being read. Returns where the pages given back end (`to` rounded down to
+    /// [`RELEASE_ALIGN`], or `from` if none was), where a later call goes on from.
+    pub(super) fn release_inside(&self, from: usize, to: usize) -> usize {
+        let start = from.div_ceil(RELEASE_ALIGN) * RELEASE_ALIGN;
+        let end = to.min(self.map.len()) / RELEASE_ALIGN * RELEASE_ALIGN;
+        if start < end {
+            self.drop_pages(start, end);
+            return end;
         }
+        from
     }
 
     /// `MADV_DONTNEED` over `from..to`, both multiples of [`RELEASE_ALIGN`] within the map.
@@ -137,7 +140,8 @@ mod tests {
         assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
         map.release_through(10);
         assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
-        map.release_inside(70_000, 200_000);
+        assert_eq!(map.release_inside(70_000, 200_000), 196_608);
+        assert_eq!(map.release_inside(196_608, 200_000), 196_608, "nothing new");
         assert_eq!(
             map.released.load(Ordering::Relaxed),
             65_536,

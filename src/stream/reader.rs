@@ -251,6 +251,8 @@ impl<'s> Reader<'s> {
         let rest = &map.bytes()[start..];
         let step = self.chunk_size.max(SKIP_READ);
         let mut at = from;
+        // Where the pages given back so far end: each step gives back only what it searched.
+        let mut released = start + TOO_LONG_PREFIX;
         while at < rest.len() {
             if self.stopping() {
                 return Err(Halt::Stopped);
@@ -261,7 +263,7 @@ impl<'s> Reader<'s> {
             }
             at += part.len();
             if at > self.max_line.saturating_add(1) {
-                map.release_inside(start + TOO_LONG_PREFIX, start + at);
+                released = map.release_inside(released, start + at);
             }
         }
         Ok(rest.len())
