@@ -260,9 +260,14 @@ impl Normalizer {
                 }
             };
             // A raw record the fast path takes needs no repair: the repairs would leave it
-            // as it is.
+            // as it is. Where the engine asked it already, it may have refused the record
+            // only for its empty path, which is written `/` here (where no rewrite follows:
+            // under one, the engine's runs of keys take such records).
             let taken = match (ask_fast, text) {
                 (true, Some(t)) => self.fast.shape(t).map(|shape| (t, shape)),
+                (false, Some(t)) if !self.rewrites() => {
+                    self.fast.shape_adding_slash(t).map(|shape| (t, shape))
+                }
                 _ => None,
             };
             let r = match (taken, repair, text) {
@@ -360,8 +365,8 @@ impl Normalizer {
         notes: &mut Notes,
         scratch: &mut Scratch,
     ) -> Result<(), Error> {
-        if own.is_some() && !self.rewrites() {
-            out.push_str(record);
+        if let (Some(shape), false) = (own, self.rewrites()) {
+            push_adding_slash(record, shape, out);
             return Ok(());
         }
         let mark = (out.len(), notes.warnings.len());
@@ -456,13 +461,15 @@ impl Normalizer {
     ) -> (usize, u64) {
         let fast = &self.fast;
         if !self.rewrites() {
-            return fast.take_lines_ending::<CRLF>(rest, max_line, |line, _| each(line));
+            return fast.take_lines_ending::<CRLF>(rest, max_line, |line, shape| {
+                shape.is_own_key() && each(line)
+            });
         }
         if self.options.form == Form::Surt {
             return (0, 0);
         }
         fast.take_lines_ending::<CRLF>(rest, max_line, |record, shape| {
-            self.sieve_passes(record, shape) && each(record)
+            shape.is_own_key() && self.sieve_passes(record, shape) && each(record)
         })
     }
 
@@ -543,33 +550,45 @@ impl Normalizer {
     }
 
     /// The key of `record`, which the fast path took (`shape`), where a run writes it without
-    /// a parse: under protocol rules, a record the rules' sieve lets through gets the rules'
-    /// rounds; in the SURT form (`surt`: [`Options::writes_surt`], asked once per run), its
-    /// SURT; otherwise the record is its own key.
+    /// a parse: under protocol rules, a record the rules' sieve does not let through gets the
+    /// rules' rounds; in the SURT form (`surt`: [`Options::writes_surt`], asked once per run),
+    /// its SURT; otherwise the record is its own key, or the record with a `/` for its empty
+    /// path ([`Shape::adds_slash`]).
     #[cfg(feature = "stream")]
     #[inline(always)]
     fn write_run_key(&self, record: &str, shape: Shape, surt: bool, out: &mut Vec<u8>) -> RunKey {
+        // The sieve looks at the path only for a `;`: the `/` that an empty path becomes
+        // changes nothing it looks at.
         if !self.sieve_passes(record, shape) {
-            if self.write_rules_key(record, out) {
-                RunKey::Written
-            } else {
-                RunKey::Refused
-            }
-        } else if surt {
-            self.write_own_surt(record, shape, out);
-            RunKey::Written
-        } else {
-            RunKey::Record
+            return match self.write_rules_key(record, shape, out) {
+                true => RunKey::Written,
+                false => RunKey::Refused,
+            };
         }
+        if surt {
+            return match self.write_own_surt(record, shape, out) {
+                true => RunKey::Written,
+                false => RunKey::Refused,
+            };
+        }
+        if shape.adds_slash {
+            let b = record.as_bytes();
+            out.extend_from_slice(&b[..shape.path]);
+            out.push(b'/');
+            out.extend_from_slice(&b[shape.path..]);
+            return RunKey::Written;
+        }
+        RunKey::Record
     }
 
-    /// Writes the key of `record`, its own key at the scheme rung, after the protocol rules'
-    /// rounds ([`apply_rules`]), in the form of the key, as the full ladder writes it.
-    /// Returns `false`, with `out` as it was, should a round warn (the engine then hands the
-    /// record to the full ladder, which reports the warning) or the thread's scratch buffers
-    /// be in use.
+    /// Writes the key of `record`, which the fast path took (`shape`: its own key at the
+    /// scheme rung, or that with a `/` for its empty path), after the protocol rules' rounds
+    /// ([`apply_rules`]), in the form of the key, as the full ladder writes it. Returns
+    /// `false`, with `out` as it was, should a round warn (the engine then hands the record
+    /// to the full ladder, which reports the warning) or the thread's scratch buffers be in
+    /// use.
     #[cfg(feature = "stream")]
-    fn write_rules_key(&self, record: &str, out: &mut Vec<u8>) -> bool {
+    fn write_rules_key(&self, record: &str, shape: Shape, out: &mut Vec<u8>) -> bool {
         let Some(rules) = self.rules_in_force() else {
             return false;
         };
@@ -579,7 +598,7 @@ impl Normalizer {
             };
             let b = &mut s.key;
             b.key.clear();
-            b.key.push_str(record);
+            push_adding_slash(record, shape, &mut b.key);
             let mut warnings = Vec::new();
             let mut trace = Tracer {
                 steps: None,
@@ -744,15 +763,22 @@ impl Normalizer {
             return Ok(());
         }
         let start = out.len();
-        surt::push_written(out, |bytes| self.write_own_surt(record, shape, bytes));
+        surt::push_written(out, |bytes| {
+            // A record that is its own key always has its SURT written.
+            let written = self.write_own_surt(record, shape, bytes);
+            debug_assert!(written && shape.is_own_key());
+        });
         note(trace, "record", "surt", record, &out[start..]);
         Ok(())
     }
 
-    /// Writes the SURT of `record`, its own key before the form: most records have a
-    /// lowercase LDH host, whose SURT [`surt::write_ldh_surt`] writes inline.
+    /// Writes the SURT of `record`, which the fast path took (`shape`), its key before the
+    /// form: most records have a lowercase LDH host, whose SURT [`surt::write_ldh_surt`]
+    /// writes inline, with the `/` of an empty path ([`Shape::adds_slash`]). Returns `false`,
+    /// having written nothing, for a record that adds a `/` and has another host (the full
+    /// ladder writes those).
     #[inline(always)]
-    fn write_own_surt(&self, record: &str, shape: Shape, out: &mut Vec<u8>) {
+    fn write_own_surt(&self, record: &str, shape: Shape, out: &mut Vec<u8>) -> bool {
         let b = record.as_bytes();
         if let (Some((start, end)), true, false) =
             (shape.authority, shape.ldh_host, self.options.surt_scheme)
@@ -761,12 +787,20 @@ impl Normalizer {
             // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
             if !host.last().is_some_and(u8::is_ascii_digit) {
                 let port = b.get(shape.host_end + 1..end).unwrap_or_default();
-                let rest = &b[shape.path..shape.len];
-                surt::write_ldh_surt(host, shape.host_dots, port, rest, shape.upper, out);
-                return;
+                let rest = surt::Rest {
+                    slash: shape.adds_slash,
+                    text: &b[shape.path..shape.len],
+                    lowercase: shape.upper,
+                };
+                surt::write_ldh_surt(host, shape.host_dots, port, rest, out);
+                return true;
             }
         }
+        if shape.adds_slash {
+            return false;
+        }
         self.write_own_parts_surt(record, shape, out);
+        true
     }
 
     /// [`Normalizer::write_own_surt`] for any record, from its pieces.
@@ -848,6 +882,19 @@ fn glance(record: &str, shape: Shape) -> Glance<'_> {
         rest: &b[shape.path..shape.len],
         fragment: shape.fragment,
         marks: shape.marks,
+    }
+}
+
+/// Appends the key of `record` at the scheme rung, which the fast path took (`shape`): the
+/// record, with a `/` for its empty path where [`Shape::adds_slash`] says so.
+#[inline]
+fn push_adding_slash(record: &str, shape: Shape, out: &mut String) {
+    if shape.adds_slash {
+        out.push_str(&record[..shape.path]);
+        out.push('/');
+        out.push_str(&record[shape.path..]);
+    } else {
+        out.push_str(record);
     }
 }
 

@@ -226,46 +226,59 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     if options.trailing_comma && !host.is_empty() {
         out.push(b',');
     }
-    let lowercase_rest = !(options.keep_case || parts.rest_is_lowercase);
-    push_port_and_rest(
-        parts.port.unwrap_or_default(),
-        parts.rest,
-        lowercase_rest,
-        out,
-    );
+    let rest = Rest {
+        slash: false,
+        text: parts.rest,
+        lowercase: !(options.keep_case || parts.rest_is_lowercase),
+    };
+    push_port_and_rest(parts.port.unwrap_or_default(), rest, out);
+}
+
+/// What follows the host and port in a SURT: the key's path, query and fragment.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rest<'a> {
+    /// A `/` goes first: the key's path is `/` where the record's is empty (RFC 3986
+    /// §6.2.3), and `text` is the record's query and fragment.
+    pub(crate) slash: bool,
+    /// The path, query and fragment as written.
+    pub(crate) text: &'a [u8],
+    /// They are written lowercased.
+    pub(crate) lowercase: bool,
 }
 
 /// [`write_surt_of_parts`] for the common key of the fast path, inline: a registered name of
 /// `a-z 0-9 - .` under 64 bytes that is not an IPv4 address (with its dots at the set bits
-/// of `dots`), a port (empty for none), and the path, query and fragment, lowercased when
-/// `lowercase_rest`; no scheme written, no trailing comma. It writes exactly what
-/// [`write_surt_of_parts`] writes for those pieces (tested below), sharing its tail.
+/// of `dots`), a port (empty for none), and the rest; no scheme written, no trailing comma.
+/// It writes exactly what [`write_surt_of_parts`] writes for those pieces (tested below),
+/// sharing its tail.
 #[inline(always)]
 pub(crate) fn write_ldh_surt(
     host: &[u8],
     dots: u64,
     port: &[u8],
-    rest: &[u8],
-    lowercase_rest: bool,
+    rest: Rest<'_>,
     out: &mut Vec<u8>,
 ) {
-    out.reserve(host.len() + port.len() + rest.len() + 2);
+    out.reserve(host.len() + port.len() + rest.text.len() + 3);
     push_reversed_ldh(host, dots, out);
-    push_port_and_rest(port, rest, lowercase_rest, out);
+    push_port_and_rest(port, rest, out);
 }
 
 /// What follows the host in every SURT: `:` and the port unless it is empty, `)`, then the
-/// path, query and fragment, lowercased when asked.
+/// rest.
 #[inline(always)]
-fn push_port_and_rest(port: &[u8], rest: &[u8], lowercase_rest: bool, out: &mut Vec<u8>) {
+fn push_port_and_rest(port: &[u8], rest: Rest<'_>, out: &mut Vec<u8>) {
     if !port.is_empty() {
         out.push(b':');
         out.extend_from_slice(port);
     }
     out.push(b')');
+    if rest.slash {
+        out.push(b'/');
+    }
     let start = out.len();
-    out.extend_from_slice(rest);
-    if lowercase_rest {
+    out.extend_from_slice(rest.text);
+    if rest.lowercase {
         out[start..].make_ascii_lowercase();
     }
 }
@@ -465,6 +478,8 @@ mod tests {
             "/a/B?Q=1#F",
             "/%C3%A9/x",
             "?a=B",
+            "/?a=B#C",
+            "/#F",
             "/a-very-long-path/with/segments",
         ];
         for (i, host) in ldh_hosts().iter().enumerate() {
@@ -482,10 +497,22 @@ mod tests {
             let mut general = Vec::new();
             write_surt_of_parts(&parts, SurtOptions::default(), &mut general);
             let upper = rest.bytes().any(|c| c.is_ascii_uppercase());
-            let mut fast = Vec::new();
             let (b, dots) = (host.as_bytes(), dots_of(host.as_bytes()));
-            write_ldh_surt(b, dots, port.as_bytes(), rest.as_bytes(), upper, &mut fast);
-            assert_eq!(fast, general, "{host} {port} {rest}");
+            let fast = |slash, text: &str| {
+                let mut fast = Vec::new();
+                let rest = Rest {
+                    slash,
+                    text: text.as_bytes(),
+                    lowercase: upper,
+                };
+                write_ldh_surt(b, dots, port.as_bytes(), rest, &mut fast);
+                fast
+            };
+            assert_eq!(fast(false, rest), general, "{host} {port} {rest}");
+            // The `/` that an empty path becomes, written before the query and fragment.
+            if let Some(text) = rest.strip_prefix('/') {
+                assert_eq!(fast(true, text), general, "{host} {port} {rest}");
+            }
         }
     }
 }

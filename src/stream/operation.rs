@@ -369,6 +369,18 @@ pub(super) mod tests {
                 "http://a.b/c\r\nhttp://d.e/?X=1\r\nhttp://f.g/\nHTTP://X/\n",
                 3,
             ),
+            // An empty path is written `/` (RFC 3986 §6.2.3), before a query or fragment
+            // too; a host that is not LDH leaves the record to the full ladder.
+            (
+                surt.clone(),
+                "http://a.b\nhttps://www.d.e?Q\r\nhttp://f.g:8080#F\nhttp://1.2.3.4\n",
+                3,
+            ),
+            (
+                crawler.clone(),
+                "http://a.b?utm_source=x\nhttp://d.e?\nhttp://f.g#x\nhttp://a.b/\n",
+                3,
+            ),
             (
                 crawler.clone(),
                 "http://d.e/?utm_source=x\r\nhttp://a.b/?gclid=1\r\nhttp://f.g/\n",

@@ -74,10 +74,11 @@ fn low_bits(n: usize) -> u64 {
     }
 }
 
-/// Whether byte `at` of `b` ends an authority: the end of the record or `/ ? #`.
+/// Whether byte `at` of `b` ends an authority: `/ ? #`, or the end of the record (a line
+/// feed, or a carriage return that the scan of the tail then finds before one).
 #[inline(always)]
 fn ends_authority(b: &[u8], at: usize) -> bool {
-    matches!(b.get(at), None | Some(b'/' | b'?' | b'#' | b'\n'))
+    matches!(b.get(at), None | Some(b'/' | b'?' | b'#' | b'\r' | b'\n'))
 }
 
 /// The masks of the bytes of `a-z 0-9 - .` from `start`, up to 64 of them, one block at a
@@ -131,6 +132,9 @@ pub(super) struct AuthorityEnds {
     /// The `.` of an LDH host (under 64 bytes), bit `k` for byte `k` of the host; 0 for
     /// other hosts.
     pub(super) dots: u64,
+    /// The path is empty and the scheme's row writes it `/` (RFC 3986 §6.2.3): the key is
+    /// not the record itself, but the record with a `/` at the end of the authority.
+    pub(super) adds_slash: bool,
 }
 
 impl FastPath {
@@ -146,7 +150,7 @@ impl FastPath {
         rule: Option<&'static SchemeRule>,
     ) -> Option<AuthorityEnds> {
         let row = rule.and_then(|r| FastScheme::of(r).row_checks());
-        let ends = match row {
+        let mut ends = match row {
             Some(r) if r.dns_host => self.dns_authority(lanes, b, start, r.row, r.no_localhost)?,
             _ => {
                 let (end, acc) = scan_to_stop(b, start, &HOST_CLASS, H_END);
@@ -162,14 +166,13 @@ impl FastPath {
                     end,
                     ldh: false,
                     dots: 0,
+                    adds_slash: false,
                 }
             }
         };
         let end = ends.end;
-        let empty_path = || matches!(b.get(end), None | Some(b'?' | b'#' | b'\n'));
-        if row.is_some_and(|r| r.empty_path_is_slash) && empty_path() {
-            return None;
-        }
+        let empty_path = || matches!(b.get(end), None | Some(b'?' | b'#' | b'\r' | b'\n'));
+        ends.adds_slash = row.is_some_and(|r| r.empty_path_is_slash) && empty_path();
         Some(ends)
     }
 
@@ -220,6 +223,7 @@ impl FastPath {
             end,
             ldh: true,
             dots: dot & low_bits(host_len),
+            adds_slash: false,
         })
     }
 
@@ -361,10 +365,23 @@ mod tests {
         assert_eq!(end("localhost./", checks("file")), Some(10));
         assert_eq!(end("localhostx/", checks("file")), Some(10));
         // An empty path means "/" for http, not for file or a scheme without a row.
-        assert_eq!(end("example.com", checks("http")), None);
-        assert_eq!(end("example.com?q", checks("http")), None);
+        let slash = |a: &str, row| {
+            f.authority(Scalar, a.as_bytes(), 0, row)
+                .map(|e| e.adds_slash)
+        };
+        for a in [
+            "example.com",
+            "example.com?q",
+            "example.com#f",
+            "example.com:8080\r\n",
+        ] {
+            assert_eq!(slash(a, checks("http")), Some(true), "{a}");
+        }
+        assert_eq!(slash("example.com/", checks("http")), Some(false));
         assert_eq!(end("example.com", checks("file")), Some(11));
+        assert_eq!(slash("example.com", checks("file")), Some(false));
         assert_eq!(end("example.com", None), Some(11));
+        assert_eq!(slash("example.com", None), Some(false));
         // A port without a row is kept as written; an empty one is dropped.
         assert_eq!(end("example.com:80/", None), Some(14));
         assert_eq!(end("example.com:080/", None), Some(15));

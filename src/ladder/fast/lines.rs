@@ -45,28 +45,25 @@ impl FastPath {
         let b = rest.as_bytes();
         // `at` follows a line feed, so slicing there is on a char boundary.
         while let Some(line) = rest.get(at..) {
-            match self.scan_with::<L, LOOK>(lanes, line) {
-                Some(shape)
-                    if shape.len <= max_line
-                        && b.get(at + shape.len) == Some(&b'\n')
-                        && take(&line[..shape.len], shape) =>
-                {
-                    at += shape.len + 1;
-                    lines += 1;
-                }
-                // Or before a carriage return and a line feed, where the lines' keys are
-                // written (not empty: an empty record is an error).
-                Some(shape)
-                    if CRLF
-                        && (1..=max_line).contains(&shape.len)
-                        && ends_crlf(b, at + shape.len)
-                        && take(&line[..shape.len], shape) =>
-                {
-                    at += shape.len + 2;
-                    lines += 1;
-                }
-                _ => break,
+            let Some(shape) = self.scan_with::<L, LOOK>(lanes, line) else {
+                break;
+            };
+            let end = at + shape.len;
+            // A line feed ends the line; with `CRLF`, a carriage return and a line feed too,
+            // where the lines' keys are written (not after an empty record: an error).
+            let ending = if b.get(end) == Some(&b'\n') {
+                1
+            } else if CRLF && shape.len > 0 && ends_crlf(b, end) {
+                2
+            } else {
+                break;
+            };
+            // One call of `take`, which the compiler may then put in line.
+            if shape.len > max_line || !take(&line[..shape.len], shape) {
+                break;
             }
+            at = end + ending;
+            lines += 1;
         }
         (at, lines)
     }

@@ -32,9 +32,11 @@
 //!   per row in one place ([`scheme::FastScheme::of`]): a port the row writes otherwise
 //!   (the default port, leading zeros), for DNS hosts a host that is not a plain lowercase
 //!   LDH name (IDNA could change it, or fail and warn: `xn--` labels and `--` in the third
-//!   and fourth position included), `localhost` where the row drops it (`file`), an empty
-//!   path where the row says it means `/`, and every record of a row whose special rule
-//!   rewrites its path (`mailto:`, `urn:`);
+//!   and fourth position included), `localhost` where the row drops it (`file`), and every
+//!   record of a row whose special rule rewrites its path (`mailto:`, `urn:`); an empty
+//!   path where the row says it means `/` is not refused but marked ([`Shape::adds_slash`]):
+//!   such a record is not its own key, and only the runs that write keys take it, adding
+//!   the `/` themselves;
 //! - in the path, query and fragment: a percent-encoding the rung rewrites (lowercase hex,
 //!   an unreserved octet, and in the `iri` form any octet `%80`–`%FF`), a dot segment in a
 //!   path whose dots are removed, and raw non-ASCII in the `uri` form.
@@ -92,6 +94,7 @@ mod sse2;
 #[cfg(target_arch = "x86_64")]
 mod vector;
 
+use crate::iri::find;
 use crate::iri::scheme::SchemeRule;
 use crate::ladder::{Form, Level, Options};
 use blocks::Blocks;
@@ -218,6 +221,18 @@ pub(crate) struct Shape {
     pub(crate) fragment: bool,
     /// Whether the record ends before a carriage return (and a line feed).
     pub(crate) crlf: bool,
+    /// The path is empty and the scheme's row writes it `/` (RFC 3986 §6.2.3): the key is
+    /// the record with a `/` inserted at `path`, so the record is not its own key. Only
+    /// [`FastPath::take_lines_ending`] hands out such shapes, to runs that write keys.
+    pub(crate) adds_slash: bool,
+}
+
+impl Shape {
+    /// Whether the record is its own key at the scheme rung.
+    #[inline]
+    pub(crate) fn is_own_key(&self) -> bool {
+        !self.adds_slash
+    }
 }
 
 /// The fast path of one configured normalizer: what it may copy through.
@@ -240,6 +255,9 @@ pub(crate) struct FastPath {
     http: Option<&'static SchemeRule>,
     https: Option<&'static SchemeRule>,
     file: Option<&'static SchemeRule>,
+    /// The length of the longest scheme whose row writes an empty path `/` (0 where the
+    /// table does not apply): where [`FastPath::shape_adding_slash`] looks for the `:`.
+    slash_scheme_len: usize,
 
     /// The bits of the authority's byte classes that a host without a DNS rule must not
     /// have.
@@ -276,6 +294,7 @@ impl FastPath {
             http,
             https,
             file,
+            slash_scheme_len: scheme::slash_scheme_len(scheme_rows),
             host_mask: if o.level == Level::String {
                 authority::H_NOT_STRING
             } else {
@@ -329,6 +348,39 @@ impl FastPath {
     /// [`FastPath::accepts_line`] with where the record's components lie.
     #[inline]
     pub(crate) fn shape_of_line(&self, rest: &str) -> Option<Shape> {
+        self.scan_line(rest).filter(Shape::is_own_key)
+    }
+
+    /// [`FastPath::accepts`] with where the record's components lie.
+    #[inline]
+    pub(crate) fn shape(&self, s: &str) -> Option<Shape> {
+        self.shape_of_line(s).filter(|shape| shape.len == s.len())
+    }
+
+    /// Where the components of `s`, a whole record, lie, if the fast path takes it but it is
+    /// not its own key only because its empty path is written `/` ([`Shape::adds_slash`]).
+    /// A cheap look first, since the callers ask about records the fast path has refused
+    /// already: such a record has a `//` after its first `:`, and no `/` after that.
+    pub(crate) fn shape_adding_slash(&self, s: &str) -> Option<Shape> {
+        let b = s.as_bytes();
+        // A lowercase scheme (the fast path takes no other) with such a row, and `//`.
+        if !b.first().is_some_and(u8::is_ascii_lowercase) {
+            return None;
+        }
+        let head = &b[..b.len().min(self.slash_scheme_len + 1)];
+        let colon = head.iter().position(|&c| c == b':')?;
+        let authority_on = b[colon + 1..].strip_prefix(b"//")?;
+        if find::find(b'/', authority_on).is_some() {
+            return None;
+        }
+        self.scan_line(s)
+            .filter(|shape| shape.adds_slash && shape.len == s.len())
+    }
+
+    /// The scan of the record at the start of `rest`: where its components lie, if the fast
+    /// path takes it (its own key, or that but for the `/` of an empty path).
+    #[inline]
+    fn scan_line(&self, rest: &str) -> Option<Shape> {
         if !self.enabled {
             return None;
         }
@@ -343,17 +395,11 @@ impl FastPath {
         Some(shape)
     }
 
-    /// [`FastPath::accepts`] with where the record's components lie.
-    #[inline]
-    pub(crate) fn shape(&self, s: &str) -> Option<Shape> {
-        self.shape_of_line(s).filter(|shape| shape.len == s.len())
-    }
-
     /// [`FastPath::take_lines_ending`] taking every line that passes and ends in a line feed
     /// alone (for the tests).
     #[cfg(test)]
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        self.take_lines_ending::<false>(rest, max_line, |_, _| true)
+        self.take_lines_ending::<false>(rest, max_line, |_, shape| shape.is_own_key())
     }
 
     /// [`FastPath::accepts_line`] for as many lines as pass in a row and are taken by
@@ -363,7 +409,8 @@ impl FastPath {
     /// are), line ends included, and how many lines that is. `take` is called with each line
     /// that passes (without its line end) and its [`Shape`], in order, until it says
     /// `false`. One loop, in the backend, for the whole run (the engine's
-    /// `Operation::pass_through_lines`).
+    /// `Operation::pass_through_lines`). Here a line also passes whose key is the line with
+    /// a `/` for its empty path ([`Shape::adds_slash`]): `take` decides what to do with it.
     pub(crate) fn take_lines_ending<const CRLF: bool>(
         &self,
         rest: &str,
@@ -396,10 +443,12 @@ impl FastPath {
         let mut pos = head.pos;
         let has_authority = b[pos..].starts_with(b"//");
         let (mut authority, mut host_end, mut ldh_host, mut host_dots) = (None, pos, false, 0);
+        let mut adds_slash = false;
         if has_authority {
             let ends = self.authority(lanes, b, pos + 2, head.row)?;
             authority = Some((pos + 2, ends.end));
             (host_end, ldh_host, host_dots) = (ends.host, ends.ldh, ends.dots);
+            adds_slash = ends.adds_slash;
             pos = ends.end;
         }
         let tail = tail::scan_tail::<L, LOOK>(lanes, b, pos)?;
@@ -418,6 +467,7 @@ impl FastPath {
             path: pos,
             fragment: tail.hash,
             crlf: b.get(tail.end) == Some(&b'\r'),
+            adds_slash,
         })
     }
 }
@@ -425,6 +475,43 @@ impl FastPath {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_path_that_is_written_slash_is_marked_not_taken() {
+        let f = FastPath::new(&Options::default());
+        for record in [
+            "http://a.b",
+            "https://a.b:8080?q",
+            "http://a.b#f",
+            "telnet://a.b",
+        ] {
+            assert_eq!(f.accepts_line(record), None, "{record}");
+            let shape = f.shape_adding_slash(record).unwrap();
+            assert_eq!(
+                (shape.adds_slash, shape.len),
+                (true, record.len()),
+                "{record}"
+            );
+            let line = format!("{record}\n");
+            let (n, lines) = f.take_lines_ending::<false>(&line, 100, |_, s| s.adds_slash);
+            assert_eq!((n, lines), (line.len(), 1), "{record}");
+        }
+        assert_eq!(f.accepts_lines("http://a.b/\nhttp://c.d\n", 100), (12, 1));
+        // Records that are their own keys, or not taken at all, are not asked about here.
+        for record in [
+            "http://a.b/",
+            "file://a.b",
+            "foo://a.b",
+            "http://A.b",
+            "HTTP://a.b",
+            "http://a.b?/",
+        ] {
+            assert_eq!(f.shape_adding_slash(record), None, "{record}");
+        }
+        assert!(f.shape_adding_slash("http://a.b\r\n").is_none());
+        let string = FastPath::new(&Options::default().with_level(Level::String));
+        assert!(string.accepts("http://a.b"));
+    }
 
     #[test]
     fn shapes_carry_host_dots_and_uppercase_where_asked() {

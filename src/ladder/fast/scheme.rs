@@ -25,7 +25,8 @@ pub(crate) struct RowChecks {
     /// The host is a DNS name (IDNA applies): it must be a lowercase LDH name, which IDNA
     /// leaves as it is.
     pub(crate) dns_host: bool,
-    /// An empty path with an authority is written `/`: such a record is refused.
+    /// An empty path with an authority is written `/`: such a record is not its own key
+    /// ([`super::Shape::adds_slash`]).
     pub(crate) empty_path_is_slash: bool,
     /// The host `localhost` is written as no host: such a record is refused.
     pub(crate) no_localhost: bool,
@@ -82,6 +83,15 @@ pub(super) struct Head {
     pub(super) absolute: bool,
     /// Where the text after the scheme's `:` starts (0 without a scheme).
     pub(super) pos: usize,
+}
+
+/// The length of the longest scheme whose row writes an empty path `/`, where the scheme
+/// table applies (`scheme_rows`); 0 elsewhere.
+pub(super) fn slash_scheme_len(scheme_rows: bool) -> usize {
+    let rows = scheme::SCHEMES
+        .iter()
+        .filter(|r| scheme_rows && r.empty_path_is_slash);
+    rows.map(|r| r.name.len()).max().unwrap_or(0)
 }
 
 impl FastPath {
