@@ -38,7 +38,11 @@ use lines::run_lines;
 
 /// Runs the command line; returns the process exit status (SPEC §6).
 pub fn main() -> ExitCode {
-    let command = Cli::command().long_version(about::long_version());
+    let mut command = Cli::command();
+    // The long version reads the built-in profiles: made only for a run that may print it.
+    if std::env::args_os().skip(1).any(|a| asks_version(&a)) {
+        command = command.long_version(about::long_version());
+    }
     let cli = match command
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m))
@@ -54,6 +58,14 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Whether the argument `arg` may ask for the version: `--version`, or `-V` alone or among
+/// other short flags (`-qV`). A value that only looks so costs the long version's making.
+fn asks_version(arg: &std::ffi::OsStr) -> bool {
+    let arg = arg.as_encoded_bytes();
+    arg == b"--version"
+        || (arg.len() > 1 && arg[0] == b'-' && arg[1] != b'-' && arg.contains(&b'V'))
 }
 
 /// Prints what clap has to say (help, the version, a usage error) and returns its status;
@@ -171,5 +183,20 @@ impl Operation for Check {
         bidi::warnings(&view, &mut notes.warnings);
         out.push_str(record);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_that_may_ask_for_the_version() {
+        for yes in ["--version", "-V", "-qV", "-Vq"] {
+            assert!(asks_version(yes.as_ref()), "{yes}");
+        }
+        for no in ["--verbose", "-q", "V", "-", "--", "--Version", "file-V.txt"] {
+            assert!(!asks_version(no.as_ref()), "{no}");
+        }
     }
 }
