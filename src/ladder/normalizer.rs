@@ -448,6 +448,29 @@ impl Normalizer {
         self.canonical_lines_each::<false>(rest, max_line, |_| true)
     }
 
+    /// [`Normalizer::canonical_lines`], and whether the run ends at a line that the fast
+    /// path takes but that is not its own key only for the `/` of its empty path
+    /// ([`Shape::adds_slash`]), whose key [`Normalizer::own_key_lines`] writes.
+    #[cfg(feature = "stream")]
+    pub(crate) fn canonical_lines_then_keys(
+        &self,
+        rest: &str,
+        max_line: usize,
+    ) -> (usize, u64, bool) {
+        if self.rewrites() {
+            let (n, lines) = self.canonical_lines(rest, max_line);
+            return (n, lines, false);
+        }
+        let mut slash = false;
+        let (n, lines) = self
+            .fast
+            .take_lines_ending::<false>(rest, max_line, |_, shape| {
+                slash = shape.adds_slash;
+                !slash
+            });
+        (n, lines, slash)
+    }
+
     /// [`Normalizer::canonical_lines`], with each line of the run (without its line
     /// terminator) handed to `each` as it is found, until `each` says `false`; with `CRLF`,
     /// lines that end in CRLF belong to the run too (the engine's rows, which are written

@@ -110,6 +110,16 @@ pub trait Operation: Sync {
         (at, lines)
     }
 
+    /// [`Operation::pass_through_lines`], and whether the line after the run is one that
+    /// [`Operation::key_lines`] takes: then the engine asks it about that line even where
+    /// [`Operation::key_lines_take_lf_lines`] says `false` (which spares the question
+    /// about every line that does not pass through). `false` is always correct; it is the
+    /// default.
+    fn pass_through_lines_then_keys(&self, rest: &str, max_line: usize) -> (usize, u64, bool) {
+        let (n, lines) = self.pass_through_lines(rest, max_line);
+        (n, lines, false)
+    }
+
     /// [`Operation::pass_through_lines`], with each line of the run (without its line feed)
     /// handed to `line`, in order, until it says `false`: for the rows of the tsv and jsonl
     /// outputs, which format each line, without a second search for the line feeds. Returns
@@ -262,6 +272,12 @@ impl Operation for Normalizer {
         self.canonical_lines(rest, max_line)
     }
 
+    /// A line whose key is the line with a `/` for its empty path ends the run; the runs
+    /// of keys write it.
+    fn pass_through_lines_then_keys(&self, rest: &str, max_line: usize) -> (usize, u64, bool) {
+        self.canonical_lines_then_keys(rest, max_line)
+    }
+
     fn pass_through_each_line(
         &self,
         rest: &str,
@@ -404,6 +420,18 @@ pub(super) mod tests {
         assert_eq!(out, b"http://a/\nhttp://b/\n");
         let none = plain.key_lines("http://a/\nhttp://b/\r\n", 100, &mut Vec::new());
         assert_eq!(none, KeyRun::default());
+        // A line whose key adds the `/` of its empty path ends the lines that pass through,
+        // and the run of keys writes it.
+        let text = "http://a/\nhttp://b\nhttps://c?q\nhttp://d/\n";
+        assert_eq!(plain.pass_through_lines_then_keys(text, 100), (10, 1, true));
+        assert_eq!(
+            plain.pass_through_lines_then_keys("http://a/\nHTTP://b/\n", 100),
+            (10, 1, false)
+        );
+        let mut out = Vec::new();
+        let run = plain.key_lines(&text[10..], 100, &mut out);
+        assert_eq!((run.bytes, run.lines, run.changed), (21, 2, 2));
+        assert_eq!(out, b"http://b/\nhttps://c/?q\n");
         // The string rung keeps records as they are, in the SURT form too.
         let string = Normalizer::new(surt.clone().with_level(Level::String)).unwrap();
         let mut out = Vec::new();

@@ -146,6 +146,9 @@ struct Pass<'c> {
     line: u64,
     /// Lines that pass through, just before `start`, not yet recorded as a [`VerbatimRun`].
     run: Range<usize>,
+    /// The operation said that its runs of keys take the line at `start`
+    /// ([`Operation::pass_through_lines_then_keys`]).
+    keys_next: bool,
     /// The chunk's output, its verbatim runs and its report.
     out: &'c mut Vec<u8>,
     runs: &'c mut Vec<VerbatimRun>,
@@ -278,6 +281,7 @@ impl<'a> Worker<'a> {
             start: 0,
             line,
             run: 0..0,
+            keys_next: false,
             out,
             runs: verbatim_runs,
             report,
@@ -322,7 +326,8 @@ impl<'a> Worker<'a> {
                 let end = pass.line_end();
                 line_end = Some(end);
                 let crlf = end > pass.start && pass.data[end - 1] == b'\r';
-                let keys = pass.writes_runs && (self.key_lf || crlf);
+                let keys = pass.writes_runs && (self.key_lf || crlf || pass.keys_next);
+                pass.keys_next = false;
                 if keys && self.key_lines(text, pass) {
                     scratch.backoff.taken();
                     continue;
@@ -361,7 +366,9 @@ impl<'a> Worker<'a> {
         let (n, lines) = if self.sketches() {
             self.sketch_passed(rest, pass.report)
         } else {
-            self.op.pass_through_lines(rest, max_line)
+            let (n, lines, keys_next) = self.op.pass_through_lines_then_keys(rest, max_line);
+            pass.keys_next = keys_next;
+            (n, lines)
         };
         // The contract, checked: whole lines.
         if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
