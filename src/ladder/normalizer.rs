@@ -595,10 +595,9 @@ impl Normalizer {
             };
         }
         if shape.adds_slash {
-            let b = record.as_bytes();
-            out.extend_from_slice(&b[..shape.path]);
-            out.push(b'/');
-            out.extend_from_slice(&b[shape.path..]);
+            for piece in key_pieces(record, shape) {
+                out.extend_from_slice(piece.as_bytes());
+            }
             return RunKey::Written;
         }
         RunKey::Record
@@ -908,16 +907,23 @@ fn glance(record: &str, shape: Shape) -> Glance<'_> {
     }
 }
 
-/// Appends the key of `record` at the scheme rung, which the fast path took (`shape`): the
-/// record, with a `/` for its empty path where [`Shape::adds_slash`] says so.
+/// The key of `record` at the scheme rung, which the fast path took (`shape`), as the
+/// pieces to write in order: the record, with the `/` of its empty path put in where
+/// [`Shape::adds_slash`] says so.
+#[inline]
+fn key_pieces(record: &str, shape: Shape) -> [&str; 3] {
+    if shape.adds_slash {
+        [&record[..shape.path], "/", &record[shape.path..]]
+    } else {
+        [record, "", ""]
+    }
+}
+
+/// Appends the key of `record` at the scheme rung, which the fast path took (`shape`).
 #[inline]
 fn push_adding_slash(record: &str, shape: Shape, out: &mut String) {
-    if shape.adds_slash {
-        out.push_str(&record[..shape.path]);
-        out.push('/');
-        out.push_str(&record[shape.path..]);
-    } else {
-        out.push_str(record);
+    for piece in key_pieces(record, shape) {
+        out.push_str(piece);
     }
 }
 

@@ -58,7 +58,7 @@ impl FastPath {
             } else {
                 break;
             };
-            // One call of `take`, which the compiler may then put in line.
+            // One call of `take` for a line, whatever ends it.
             if shape.len > max_line || !take(&line[..shape.len], shape) {
                 break;
             }
