@@ -805,16 +805,20 @@ impl Normalizer {
         if let (Some((start, end)), true, false) =
             (shape.authority, shape.ldh_host, self.options.surt_scheme)
         {
-            let host = &b[start..shape.host_end];
+            let host = surt::LdhHost {
+                text: &b[start..],
+                len: shape.host_end - start,
+                dots: shape.host_dots,
+            };
             // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
-            if !host.last().is_some_and(u8::is_ascii_digit) {
+            if !b[..shape.host_end].last().is_some_and(u8::is_ascii_digit) {
                 let port = b.get(shape.host_end + 1..end).unwrap_or_default();
                 let rest = surt::Rest {
                     slash: shape.adds_slash,
                     text: &b[shape.path..shape.len],
                     lowercase: shape.upper,
                 };
-                surt::write_ldh_surt(host, shape.host_dots, port, rest, out);
+                surt::write_ldh_surt(host, port, rest, out);
                 return true;
             }
         }

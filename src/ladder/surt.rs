@@ -206,7 +206,9 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     let host_start = out.len();
     let host = parts.host;
     match (parts.host_kind, parts.ldh_dots) {
-        (HostKind::RegName, Some(dots)) if host.len() < 64 => push_reversed_ldh(host, dots, out),
+        (HostKind::RegName, Some(dots)) if host.len() < 64 => {
+            push_reversed_ldh(host, host.len(), dots, out);
+        }
         (HostKind::RegName, _) if !host.is_empty() => {
             push_reversed_labels(host, out);
             // RFC 3987 §5.3.2.1: the rungs lowercase only a host that is ASCII once decoded;
@@ -246,21 +248,28 @@ pub(crate) struct Rest<'a> {
     pub(crate) lowercase: bool,
 }
 
-/// [`write_surt_of_parts`] for the common key of the fast path, inline: a registered name of
-/// `a-z 0-9 - .` under 64 bytes that is not an IPv4 address (with its dots at the set bits
-/// of `dots`), a port (empty for none), and the rest; no scheme written, no trailing comma.
-/// It writes exactly what [`write_surt_of_parts`] writes for those pieces (tested below),
-/// sharing its tail.
+/// A registered name of `a-z 0-9 - .` under 64 bytes that is not an IPv4 address, as the
+/// fast path hands it to [`write_ldh_surt`]: the first `len` bytes of `text`, which may go
+/// on past the host (the rest of the record: the writer reads ahead there, a block at a
+/// time, and writes only the host), with its dots at the set bits of `dots`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LdhHost<'a> {
+    /// The host, and whatever follows it.
+    pub(crate) text: &'a [u8],
+    /// The host's length.
+    pub(crate) len: usize,
+    /// Bit `k` is set where byte `k` of the host is a `.`.
+    pub(crate) dots: u64,
+}
+
+/// [`write_surt_of_parts`] for the common key of the fast path, inline: an [`LdhHost`], a
+/// port (empty for none), and the rest; no scheme written, no trailing comma. It writes
+/// exactly what [`write_surt_of_parts`] writes for those pieces (tested below), sharing its
+/// tail.
 #[inline(always)]
-pub(crate) fn write_ldh_surt(
-    host: &[u8],
-    dots: u64,
-    port: &[u8],
-    rest: Rest<'_>,
-    out: &mut Vec<u8>,
-) {
-    out.reserve(host.len() + port.len() + rest.text.len() + 3);
-    push_reversed_ldh(host, dots, out);
+pub(crate) fn write_ldh_surt(host: LdhHost<'_>, port: &[u8], rest: Rest<'_>, out: &mut Vec<u8>) {
+    out.reserve(host.len + port.len() + rest.text.len() + 3);
+    push_reversed_ldh(host.text, host.len, host.dots, out);
     push_port_and_rest(port, rest, out);
 }
 
@@ -305,27 +314,20 @@ fn push_reversed_labels(host: &[u8], out: &mut Vec<u8>) {
     push_label(left, plain, out);
 }
 
-/// [`push_reversed_labels`] for a host of `a-z 0-9 - .` under 64 bytes whose dots are the
-/// set bits of `dots`. Labels are short: the SURT host is put together in a buffer with
-/// room after it, eight bytes at a time ([`host_word`]; the bytes past a label are
-/// overwritten by the `,` and the label after it), and goes out in one copy, rather than
-/// by a `memcpy` call per label.
+/// [`push_reversed_labels`] for a host of `a-z 0-9 - .` under 64 bytes, the first `n`
+/// bytes of `text` (what follows them there is read but not written), whose dots are the set
+/// bits of `dots`. Labels are short: the SURT host is put together in a buffer with room
+/// after it, sixteen bytes at a time where `text` has them ([`copy_label`]; the bytes past a
+/// label are overwritten by the `,` and the label after it), and goes out in one copy, rather
+/// than by a `memcpy` call per label.
 #[inline(always)]
-fn push_reversed_ldh(host: &[u8], dots: u64, out: &mut Vec<u8>) {
-    const ROOM: usize = 64 + 8;
-    let n = host.len();
+fn push_reversed_ldh(text: &[u8], n: usize, dots: u64, out: &mut Vec<u8>) {
     let mut dst = [0u8; ROOM];
     let (mut end, mut dots, mut at) = (n, dots, 0);
     loop {
         let dot = (dots != 0).then(|| 63 - dots.leading_zeros() as usize);
         let start = dot.map_or(0, |d| d + 1);
-        let mut k = start;
-        while k < end {
-            let take = (end - k).min(8);
-            let word = host_word(host, k, take);
-            dst[at..at + 8].copy_from_slice(&word.to_le_bytes());
-            (at, k) = (at + take, k + take);
-        }
+        at = copy_label(text, start, end, &mut dst, at);
         let Some(dot) = dot else { break };
         dst[at] = b',';
         at += 1;
@@ -340,6 +342,32 @@ fn push_reversed_ldh(host: &[u8], dots: u64, out: &mut Vec<u8>) {
     } else {
         out.extend_from_slice(&dst[..n]);
     }
+}
+
+/// The room [`push_reversed_ldh`] puts a host together in: a host of under 64 bytes, and the
+/// sixteen bytes a copy may write past its end.
+const ROOM: usize = 64 + 16;
+
+/// Copies `text[from..to]` (a label) to `dst` at `at` and returns where it ends there. Where
+/// `text` has sixteen bytes from a position, they are copied whole (one load and one store;
+/// those past the label are overwritten later or cut off); at its end, eight at a time
+/// ([`host_word`]).
+#[inline(always)]
+fn copy_label(text: &[u8], from: usize, to: usize, dst: &mut [u8; ROOM], at: usize) -> usize {
+    let (mut k, mut at) = (from, at);
+    while k < to {
+        if let Some(block) = text.get(k..k + 16) {
+            dst[at..at + 16].copy_from_slice(block);
+            let take = (to - k).min(16);
+            (at, k) = (at + take, k + take);
+        } else {
+            let take = (to - k).min(8);
+            let word = host_word(&text[..to], k, take);
+            dst[at..at + 8].copy_from_slice(&word.to_le_bytes());
+            (at, k) = (at + take, k + take);
+        }
+    }
+    at
 }
 
 /// The `take` bytes (1 to 8) of `host` from `at`, in the low bytes of a little-endian word
@@ -464,9 +492,12 @@ mod tests {
             let b = host.as_bytes();
             let mut general = Vec::new();
             push_reversed_labels(b, &mut general);
-            let mut fast = b"x".to_vec();
-            push_reversed_ldh(b, dots_of(b), &mut fast);
-            assert_eq!(fast[1..], general[..], "{host}");
+            // Alone, and with the rest of a record after it (read ahead, not written).
+            for text in [host.clone(), format!("{host}:8080/a/long/path/after/it")] {
+                let mut fast = b"x".to_vec();
+                push_reversed_ldh(text.as_bytes(), b.len(), dots_of(b), &mut fast);
+                assert_eq!(fast[1..], general[..], "{host}");
+            }
         }
     }
 
@@ -497,7 +528,12 @@ mod tests {
             let mut general = Vec::new();
             write_surt_of_parts(&parts, SurtOptions::default(), &mut general);
             let upper = rest.bytes().any(|c| c.is_ascii_uppercase());
-            let (b, dots) = (host.as_bytes(), dots_of(host.as_bytes()));
+            let record = format!("{host}:{port}{rest}");
+            let ldh = LdhHost {
+                text: record.as_bytes(),
+                len: host.len(),
+                dots: dots_of(host.as_bytes()),
+            };
             let fast = |slash, text: &str| {
                 let mut fast = Vec::new();
                 let rest = Rest {
@@ -505,7 +541,7 @@ mod tests {
                     text: text.as_bytes(),
                     lowercase: upper,
                 };
-                write_ldh_surt(b, dots, port.as_bytes(), rest, &mut fast);
+                write_ldh_surt(ldh, port.as_bytes(), rest, &mut fast);
                 fast
             };
             assert_eq!(fast(false, rest), general, "{host} {port} {rest}");
