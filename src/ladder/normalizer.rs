@@ -448,27 +448,38 @@ impl Normalizer {
         self.canonical_lines_each::<false>(rest, max_line, |_| true)
     }
 
-    /// [`Normalizer::canonical_lines`], and whether the run ends at a line that the fast
-    /// path takes but that is not its own key only for the `/` of its empty path
-    /// ([`Shape::adds_slash`]), whose key [`Normalizer::own_key_lines`] writes.
+    /// [`Normalizer::canonical_lines`], and what is known of the line the run ends at:
+    /// `Some(true)` where the fast path takes it but it is not its own key only for the `/`
+    /// of its empty path ([`Shape::adds_slash`]) or, under protocol rules, for the rules'
+    /// sieve, both of which [`Normalizer::own_key_lines`] writes; `Some(false)` where the
+    /// fast path refuses it (or it is too long, or ends the text without a line feed, or in
+    /// CRLF), which `own_key_lines` then refuses too (but for CRLF). In the SURT form no
+    /// line passes through, and nothing is known (`None`).
     #[cfg(feature = "stream")]
     pub(crate) fn canonical_lines_then_keys(
         &self,
         rest: &str,
         max_line: usize,
-    ) -> (usize, u64, bool) {
-        if self.rewrites() {
-            let (n, lines) = self.canonical_lines(rest, max_line);
-            return (n, lines, false);
+    ) -> (usize, u64, Option<bool>) {
+        if self.options.form == Form::Surt {
+            return (0, 0, None);
         }
-        let mut slash = false;
-        let (n, lines) = self
-            .fast
-            .take_lines_ending::<false>(rest, max_line, |_, shape| {
-                slash = shape.adds_slash;
-                !slash
-            });
-        (n, lines, slash)
+        // Set for each line handed out; stays set only for the line the run stops at.
+        let mut keyed = false;
+        let (n, lines) = if self.rewrites() {
+            self.fast
+                .take_lines_ending::<false>(rest, max_line, |record, shape| {
+                    keyed = !(shape.is_own_key() && self.sieve_passes(record, shape));
+                    !keyed
+                })
+        } else {
+            self.fast
+                .take_lines_ending::<false>(rest, max_line, |_, shape| {
+                    keyed = shape.adds_slash;
+                    !keyed
+                })
+        };
+        (n, lines, Some(keyed))
     }
 
     /// [`Normalizer::canonical_lines`], with each line of the run (without its line

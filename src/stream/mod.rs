@@ -104,7 +104,7 @@ mod writer;
 pub use chunk::TOO_LONG_PREFIX;
 pub use engine::Engine;
 pub use error::RunError;
-pub use operation::{KeyRun, Operation};
+pub use operation::{KeyRun, NextLine, Operation};
 pub use options::{chunks_in_flight, run_chunk_size, EngineOptions, OnError};
 pub use output::{OutputMode, Stats};
 pub use progress::Progress;

@@ -110,14 +110,15 @@ pub trait Operation: Sync {
         (at, lines)
     }
 
-    /// [`Operation::pass_through_lines`], and whether the line after the run is one that
-    /// [`Operation::key_lines`] takes: then the engine asks it about that line even where
-    /// [`Operation::key_lines_take_lf_lines`] says `false` (which spares the question
-    /// about every line that does not pass through). `false` is always correct; it is the
-    /// default.
-    fn pass_through_lines_then_keys(&self, rest: &str, max_line: usize) -> (usize, u64, bool) {
+    /// [`Operation::pass_through_lines`], and what is known of the line after the run
+    /// ([`NextLine`]): whether [`Operation::key_lines`] takes it. The engine asks
+    /// `key_lines` about that line where it is [`NextLine::Keyed`], even where
+    /// [`Operation::key_lines_take_lf_lines`] says `false`; not where it is
+    /// [`NextLine::NotKeyed`] (but for a line that ends in CRLF), even where that says
+    /// `true`. The default, [`NextLine::Unknown`], is always correct.
+    fn pass_through_lines_then_keys(&self, rest: &str, max_line: usize) -> (usize, u64, NextLine) {
         let (n, lines) = self.pass_through_lines(rest, max_line);
-        (n, lines, false)
+        (n, lines, NextLine::Unknown)
     }
 
     /// [`Operation::pass_through_lines`], with each line of the run (without its line feed)
@@ -207,6 +208,19 @@ pub trait Operation: Sync {
     }
 }
 
+/// What [`Operation::pass_through_lines_then_keys`] knows of the line after the lines that
+/// pass through: whether [`Operation::key_lines`] takes it, so that the engine asks it
+/// about that line only where that may pay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextLine {
+    /// Not known: the engine asks where [`Operation::key_lines_take_lf_lines`] says so.
+    Unknown,
+    /// `key_lines` may take it.
+    Keyed,
+    /// `key_lines` refuses it, unless it ends in CRLF.
+    NotKeyed,
+}
+
 /// What [`Operation::key_lines`] wrote: how much of the input it took, and the counts the
 /// engine's statistics need.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -272,10 +286,17 @@ impl Operation for Normalizer {
         self.canonical_lines(rest, max_line)
     }
 
-    /// A line whose key is the line with a `/` for its empty path ends the run; the runs
-    /// of keys write it.
-    fn pass_through_lines_then_keys(&self, rest: &str, max_line: usize) -> (usize, u64, bool) {
-        self.canonical_lines_then_keys(rest, max_line)
+    /// A line whose key is the line with a `/` for its empty path ends the run, and so
+    /// does, under protocol rules, one the rules' sieve does not let through: the runs of
+    /// keys write them. A line the fast path refuses is not asked about again.
+    fn pass_through_lines_then_keys(&self, rest: &str, max_line: usize) -> (usize, u64, NextLine) {
+        let (n, lines, keyed) = self.canonical_lines_then_keys(rest, max_line);
+        let next = match keyed {
+            None => NextLine::Unknown,
+            Some(true) => NextLine::Keyed,
+            Some(false) => NextLine::NotKeyed,
+        };
+        (n, lines, next)
     }
 
     fn pass_through_each_line(
@@ -405,7 +426,7 @@ pub(super) mod tests {
             // A line the rules leave as it is joins the run where it ends in CRLF (it cannot
             // be copied through as it is); one that ends in a line feed alone is copied.
             (
-                crawler,
+                crawler.clone(),
                 "http://d.e/?gclid=1\nhttp://a.b/\r\nhttp://f.g/\n",
                 2,
             ),
@@ -423,11 +444,23 @@ pub(super) mod tests {
         // A line whose key adds the `/` of its empty path ends the lines that pass through,
         // and the run of keys writes it.
         let text = "http://a/\nhttp://b\nhttps://c?q\nhttp://d/\n";
-        assert_eq!(plain.pass_through_lines_then_keys(text, 100), (10, 1, true));
+        let keyed = (10, 1, NextLine::Keyed);
+        assert_eq!(plain.pass_through_lines_then_keys(text, 100), keyed);
+        let refused = "http://a/\nHTTP://b/\n";
+        let not_keyed = (10, 1, NextLine::NotKeyed);
+        assert_eq!(plain.pass_through_lines_then_keys(refused, 100), not_keyed);
+        // Under protocol rules, a line the sieve does not let through is keyed; one the fast
+        // path refuses is not; in the SURT form nothing passes through, and nothing is known.
+        let crawler = Normalizer::new(crawler.clone()).unwrap();
+        let queried = "http://a/\nhttp://a/?utm_source=x\n";
+        assert_eq!(crawler.pass_through_lines_then_keys(queried, 100), keyed);
         assert_eq!(
-            plain.pass_through_lines_then_keys("http://a/\nHTTP://b/\n", 100),
-            (10, 1, false)
+            crawler.pass_through_lines_then_keys(refused, 100),
+            not_keyed
         );
+        let surt_form = Normalizer::new(surt.clone()).unwrap();
+        let unknown = (0, 0, NextLine::Unknown);
+        assert_eq!(surt_form.pass_through_lines_then_keys(text, 100), unknown);
         let mut out = Vec::new();
         let run = plain.key_lines(&text[10..], 100, &mut out);
         assert_eq!((run.bytes, run.lines, run.changed), (21, 2, 2));

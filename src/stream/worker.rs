@@ -17,7 +17,7 @@ use crate::stream::chunk::{
 };
 use crate::stream::dedup;
 use crate::stream::hyperloglog::HyperLogLog;
-use crate::stream::operation::Operation;
+use crate::stream::operation::{NextLine, Operation};
 use crate::stream::options::{EngineOptions, OnError};
 use crate::stream::output::{OutputMode, Record, RowWriter};
 
@@ -146,9 +146,9 @@ struct Pass<'c> {
     line: u64,
     /// Lines that pass through, just before `start`, not yet recorded as a [`VerbatimRun`].
     run: Range<usize>,
-    /// The operation said that its runs of keys take the line at `start`
+    /// What the operation said of the line at `start`: whether its runs of keys take it
     /// ([`Operation::pass_through_lines_then_keys`]).
-    keys_next: bool,
+    next: NextLine,
     /// The chunk's output, its verbatim runs and its report.
     out: &'c mut Vec<u8>,
     runs: &'c mut Vec<VerbatimRun>,
@@ -281,7 +281,7 @@ impl<'a> Worker<'a> {
             start: 0,
             line,
             run: 0..0,
-            keys_next: false,
+            next: NextLine::Unknown,
             out,
             runs: verbatim_runs,
             report,
@@ -326,8 +326,13 @@ impl<'a> Worker<'a> {
                 let end = pass.line_end();
                 line_end = Some(end);
                 let crlf = end > pass.start && pass.data[end - 1] == b'\r';
-                let keys = pass.writes_runs && (self.key_lf || crlf || pass.keys_next);
-                pass.keys_next = false;
+                let keyed = match pass.next {
+                    NextLine::Unknown => self.key_lf,
+                    NextLine::Keyed => true,
+                    NextLine::NotKeyed => false,
+                };
+                let keys = pass.writes_runs && (crlf || keyed);
+                pass.next = NextLine::Unknown;
                 if keys && self.key_lines(text, pass) {
                     scratch.backoff.taken();
                     continue;
@@ -366,8 +371,8 @@ impl<'a> Worker<'a> {
         let (n, lines) = if self.sketches() {
             self.sketch_passed(rest, pass.report)
         } else {
-            let (n, lines, keys_next) = self.op.pass_through_lines_then_keys(rest, max_line);
-            pass.keys_next = keys_next;
+            let (n, lines, next) = self.op.pass_through_lines_then_keys(rest, max_line);
+            pass.next = next;
             (n, lines)
         };
         // The contract, checked: whole lines.
