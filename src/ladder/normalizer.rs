@@ -431,6 +431,15 @@ impl Normalizer {
         self.sieve_passes(record, shape).then_some(shape.len)
     }
 
+    /// What a run of keys asks once rather than for each line.
+    #[cfg(feature = "stream")]
+    fn run_form(&self) -> RunForm<'_> {
+        RunForm {
+            rules: self.rules_in_force(),
+            surt: self.options.writes_surt(),
+        }
+    }
+
     /// The protocol rules, when they run (at the protocol rung).
     fn rules_in_force(&self) -> Option<&Rules> {
         match (&self.options.rules, self.options.level) {
@@ -537,12 +546,12 @@ impl Normalizer {
         out: &mut Vec<u8>,
     ) -> (usize, u64, u64) {
         let mut changed = 0;
-        let surt = self.options.writes_surt();
+        let run = self.run_form();
         let (at, lines) = self
             .fast
             .take_lines_ending::<true>(rest, max_line, |record, shape| {
                 let start = out.len();
-                match self.write_run_key(record, shape, surt, out) {
+                match self.write_run_key(record, shape, run, out) {
                     RunKey::Refused => return false,
                     // Copied through instead.
                     RunKey::Record if !shape.crlf => return false,
@@ -571,11 +580,11 @@ impl Normalizer {
         key: &mut Vec<u8>,
         mut each: impl FnMut(&str, &str) -> bool,
     ) -> (usize, u64) {
-        let surt = self.options.writes_surt();
+        let run = self.run_form();
         self.fast
             .take_lines_ending::<true>(rest, max_line, |record, shape| {
                 key.clear();
-                match self.write_run_key(record, shape, surt, key) {
+                match self.write_run_key(record, shape, run, key) {
                     RunKey::Refused => false,
                     RunKey::Record => each(record, record),
                     RunKey::Written => key_text(key).is_some_and(|k| each(record, k)),
@@ -585,21 +594,29 @@ impl Normalizer {
 
     /// The key of `record`, which the fast path took (`shape`), where a run writes it without
     /// a parse: under protocol rules, a record the rules' sieve does not let through gets the
-    /// rules' rounds; in the SURT form (`surt`: [`Options::writes_surt`], asked once per run),
-    /// its SURT; otherwise the record is its own key, or the record with a `/` for its empty
-    /// path ([`Shape::adds_slash`]).
+    /// rules' rounds; in the SURT form, its SURT (`run` says which, asked once per run);
+    /// otherwise the record is its own key, or the record with a `/` for its empty path
+    /// ([`Shape::adds_slash`]).
     #[cfg(feature = "stream")]
     #[inline(always)]
-    fn write_run_key(&self, record: &str, shape: Shape, surt: bool, out: &mut Vec<u8>) -> RunKey {
+    fn write_run_key(
+        &self,
+        record: &str,
+        shape: Shape,
+        run: RunForm<'_>,
+        out: &mut Vec<u8>,
+    ) -> RunKey {
         // The sieve looks at the path only for a `;`: the `/` that an empty path becomes
         // changes nothing it looks at.
-        if !self.sieve_passes(record, shape) {
-            return match self.write_rules_key(record, shape, out) {
-                true => RunKey::Written,
-                false => RunKey::Refused,
-            };
+        if let Some(rules) = run.rules {
+            if !rules.leave_at_a_glance(&glance(record, shape)) {
+                return match self.write_rules_key(record, shape, out) {
+                    true => RunKey::Written,
+                    false => RunKey::Refused,
+                };
+            }
         }
-        if surt {
+        if run.surt {
             return match self.write_own_surt(record, shape, out) {
                 true => RunKey::Written,
                 false => RunKey::Refused,
@@ -1033,6 +1050,17 @@ fn key_text(key: &[u8]) -> Option<&str> {
     } else {
         std::str::from_utf8(key).ok()
     }
+}
+
+/// What the runs of keys write besides the record ([`Normalizer::write_run_key`]), asked
+/// once per run.
+#[cfg(feature = "stream")]
+#[derive(Clone, Copy)]
+struct RunForm<'a> {
+    /// The protocol rules in force, if any.
+    rules: Option<&'a Rules>,
+    /// The SURT form ([`Options::writes_surt`]).
+    surt: bool,
 }
 
 /// What a run of keys does with a record the fast path took
