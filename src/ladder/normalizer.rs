@@ -476,11 +476,15 @@ impl Normalizer {
         // Set for each line handed out; stays set only for the line the run stops at.
         let mut keyed = false;
         let (n, lines) = if self.rewrites() {
-            self.fast
-                .take_lines_ending::<false>(rest, max_line, |record, shape| {
+            self.fast.take_lines_ending::<false>(
+                rest,
+                max_line,
+                #[inline(always)]
+                |record, shape| {
                     keyed = !(shape.is_own_key() && self.sieve_passes(record, shape));
                     !keyed
-                })
+                },
+            )
         } else {
             self.fast
                 .take_lines_ending::<false>(rest, max_line, |_, shape| {
@@ -511,9 +515,12 @@ impl Normalizer {
         if self.options.form == Form::Surt {
             return (0, 0);
         }
-        fast.take_lines_ending::<CRLF>(rest, max_line, |record, shape| {
-            shape.is_own_key() && self.sieve_passes(record, shape) && each(record)
-        })
+        fast.take_lines_ending::<CRLF>(
+            rest,
+            max_line,
+            #[inline(always)]
+            |record, shape| shape.is_own_key() && self.sieve_passes(record, shape) && each(record),
+        )
     }
 
     /// Whether the protocol rules, if any, leave `record`, its own key at the scheme rung
@@ -523,7 +530,7 @@ impl Normalizer {
     #[inline]
     fn sieve_passes(&self, record: &str, shape: Shape) -> bool {
         match self.rules_in_force() {
-            Some(rules) => rules.leave_at_a_glance(&glance(record, shape)),
+            Some(rules) => rules_pass(rules, record, shape),
             None => true,
         }
     }
@@ -609,7 +616,7 @@ impl Normalizer {
         // The sieve looks at the path only for a `;`: the `/` that an empty path becomes
         // changes nothing it looks at.
         if let Some(rules) = run.rules {
-            if !rules.leave_at_a_glance(&glance(record, shape)) {
+            if !rules_pass(rules, record, shape) {
                 return match self.write_rules_key(record, shape, out) {
                     true => RunKey::Written,
                     false => RunKey::Refused,
@@ -800,7 +807,7 @@ impl Normalizer {
         // A record the sieve does not let through takes the rules' rounds.
         if let Some(rules) = self.rules_in_force() {
             let b = &mut scratch.key;
-            if !rules.leave_at_a_glance(&glance(record, shape)) {
+            if !rules_pass(rules, record, shape) {
                 b.key.clear();
                 b.key.push_str(record);
                 apply_rules(&KeyWriter::new(&self.options), rules, b, trace);
@@ -923,6 +930,18 @@ impl Normalizer {
 /// Whether `a` and `b` are the same slice of one text (not merely equal strings).
 fn same_text(a: &str, b: &str) -> bool {
     a.as_ptr() == b.as_ptr() && a.len() == b.len()
+}
+
+/// Whether `rules` leave `record`, which the fast path took (`shape`), as it is, told at a
+/// glance: by the flags of its shape where they tell (most records have no `?`, `;` or
+/// fragment), else by the rules' sieve looking at its pieces. `false` also means "not
+/// known".
+#[inline(always)]
+fn rules_pass(rules: &Rules, record: &str, shape: Shape) -> bool {
+    // The host is empty, or ends where the authority starts after `//`.
+    let dot = record.as_bytes()[..shape.host_end].ends_with(b".");
+    rules.leave_unmarked(shape.marks, shape.fragment, dot)
+        || rules.leave_at_a_glance(&glance(record, shape))
 }
 
 /// What the protocol rules' sieve needs to see of a record the fast path took. Inline: it
