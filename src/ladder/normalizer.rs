@@ -938,7 +938,8 @@ fn same_text(a: &str, b: &str) -> bool {
 /// known".
 #[inline(always)]
 fn rules_pass(rules: &Rules, record: &str, shape: Shape) -> bool {
-    // The host is empty, or ends where the authority starts after `//`.
+    // The byte before `host_end` is the host's last; without an authority, or with an
+    // empty host, it is the scheme's `:` or a `/` (or there is none), never a `.`.
     let dot = record.as_bytes()[..shape.host_end].ends_with(b".");
     rules.leave_unmarked(shape.marks, shape.fragment, dot)
         || rules.leave_at_a_glance(&glance(record, shape))
