@@ -476,12 +476,13 @@ impl Normalizer {
         // Set for each line handed out; stays set only for the line the run stops at.
         let mut keyed = false;
         let (n, lines) = if self.rewrites() {
+            let rules = self.rules_in_force();
             self.fast.take_lines_ending::<false>(
                 rest,
                 max_line,
                 #[inline(always)]
                 |record, shape| {
-                    keyed = !(shape.is_own_key() && self.sieve_passes(record, shape));
+                    keyed = !(shape.is_own_key() && rules_leave(rules, record, shape));
                     !keyed
                 },
             )
@@ -515,11 +516,12 @@ impl Normalizer {
         if self.options.form == Form::Surt {
             return (0, 0);
         }
+        let rules = self.rules_in_force();
         fast.take_lines_ending::<CRLF>(
             rest,
             max_line,
             #[inline(always)]
-            |record, shape| shape.is_own_key() && self.sieve_passes(record, shape) && each(record),
+            |record, shape| shape.is_own_key() && rules_leave(rules, record, shape) && each(record),
         )
     }
 
@@ -529,10 +531,7 @@ impl Normalizer {
     /// [`Normalizer::own_key_lines`], and [`Normalizer::write_own_key`] run them).
     #[inline]
     fn sieve_passes(&self, record: &str, shape: Shape) -> bool {
-        match self.rules_in_force() {
-            Some(rules) => rules_pass(rules, record, shape),
-            None => true,
-        }
+        rules_leave(self.rules_in_force(), record, shape)
     }
 
     /// The keys of the run of lines at the start of `rest` that the fast path takes and
@@ -930,6 +929,17 @@ impl Normalizer {
 /// Whether `a` and `b` are the same slice of one text (not merely equal strings).
 fn same_text(a: &str, b: &str) -> bool {
     a.as_ptr() == b.as_ptr() && a.len() == b.len()
+}
+
+/// Whether the protocol rules in force (`rules`, asked once by the caller, not per record)
+/// leave `record`, which the fast path took (`shape`), as it is: `true` without rules.
+/// `false` also means "not known".
+#[inline(always)]
+fn rules_leave(rules: Option<&Rules>, record: &str, shape: Shape) -> bool {
+    match rules {
+        Some(rules) => rules_pass(rules, record, shape),
+        None => true,
+    }
 }
 
 /// Whether `rules` leave `record`, which the fast path took (`shape`), as it is, told at a
