@@ -553,23 +553,72 @@ impl Normalizer {
     ) -> (usize, u64, u64) {
         let mut changed = 0;
         let run = self.run_form();
-        let (at, lines) = self
-            .fast
-            .take_lines_ending::<true>(rest, max_line, |record, shape| {
-                let start = out.len();
-                match self.write_run_key(record, shape, run, out) {
-                    RunKey::Refused => return false,
-                    // Copied through instead.
-                    RunKey::Record if !shape.crlf => return false,
-                    // Its own key, without the carriage return: not a line to copy through.
-                    RunKey::Record => out.extend_from_slice(record.as_bytes()),
-                    RunKey::Written => {}
-                }
-                changed += u64::from(&out[start..] != record.as_bytes());
-                out.push(b'\n');
-                true
-            });
+        let ldh_surt = run.surt && run.rules.is_none() && !self.options.surt_scheme;
+        let (at, lines) = if ldh_surt {
+            self.fast.take_lines_ending::<true>(
+                rest,
+                max_line,
+                #[inline(always)]
+                |record, shape| match ldh_surt_offsets(record, shape) {
+                    Some((at, dots)) => {
+                        let b = record.as_bytes();
+                        changed += u64::from(surt::write_ldh_surt_line(b, at, dots, out));
+                        true
+                    }
+                    None => self.own_surt_line(record, run, out, &mut changed),
+                },
+            )
+        } else {
+            self.fast
+                .take_lines_ending::<true>(rest, max_line, |record, shape| {
+                    self.own_key_line(record, shape, run, out, &mut changed)
+                })
+        };
         (at, lines, changed)
+    }
+
+    /// One line of [`Normalizer::own_key_lines`] in the SURT form that is not for
+    /// [`surt::write_ldh_surt_line`]: scanned again for its shape, so that the run's loop
+    /// keeps none in memory for it.
+    #[cfg(feature = "stream")]
+    #[cold]
+    #[inline(never)]
+    fn own_surt_line(
+        &self,
+        record: &str,
+        run: RunForm<'_>,
+        out: &mut Vec<u8>,
+        changed: &mut u64,
+    ) -> bool {
+        match self.fast.rescan(record) {
+            Some(shape) => self.own_key_line(record, shape, run, out, changed),
+            None => false,
+        }
+    }
+
+    /// One line of [`Normalizer::own_key_lines`].
+    #[cfg(feature = "stream")]
+    #[inline(always)]
+    fn own_key_line(
+        &self,
+        record: &str,
+        shape: Shape,
+        run: RunForm<'_>,
+        out: &mut Vec<u8>,
+        changed: &mut u64,
+    ) -> bool {
+        let start = out.len();
+        match self.write_run_key(record, shape, run, out) {
+            RunKey::Refused => return false,
+            // Copied through instead.
+            RunKey::Record if !shape.crlf => return false,
+            // Its own key, without the carriage return: not a line to copy through.
+            RunKey::Record => out.extend_from_slice(record.as_bytes()),
+            RunKey::Written => {}
+        }
+        *changed += u64::from(&out[start..] != record.as_bytes());
+        out.push(b'\n');
+        true
     }
 
     /// [`Normalizer::own_key_lines`] for rows (and for keys the engine tracks): the same
@@ -1067,6 +1116,23 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
         options,
     };
     Ok(n.normalize(a)? == n.normalize(b)?)
+}
+
+/// Where the pieces of `record` lie for [`surt::write_ldh_surt_line`], and its host's dots,
+/// where the fast path took it (`shape`) with a lowercase LDH host that is not an IPv4
+/// address (the writer of every other record is [`Normalizer::write_own_surt`]).
+#[cfg(feature = "stream")]
+#[inline(always)]
+fn ldh_surt_offsets(record: &str, shape: Shape) -> Option<(surt::LdhOffsets, u64)> {
+    let b = record.as_bytes();
+    let (start, end) = shape.authority?;
+    // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
+    if !shape.ldh_host || b[..shape.host_end].last().is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    let rest = (shape.upper, shape.adds_slash);
+    let at = surt::LdhOffsets::new(b, (start, shape.host_end), end, shape.path, rest)?;
+    Some((at, shape.host_dots))
 }
 
 /// `key` as text: checked as ASCII (most keys are, and that check is a fraction of a full

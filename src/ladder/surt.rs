@@ -273,6 +273,99 @@ pub(crate) fn write_ldh_surt(host: LdhHost<'_>, port: &[u8], rest: Rest<'_>, out
     push_port_and_rest(port, rest, out);
 }
 
+/// Where the pieces of a record with an LDH host lie, for [`write_ldh_surt_line`]: the
+/// host's start and end, the authority's end and the path's start, and whether the rest holds
+/// an uppercase letter and the empty path is written `/` ([`Rest`]). Packed in two words, so
+/// that a run of lines hands them to the writer in registers.
+#[cfg(feature = "stream")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LdhOffsets(u64, u64);
+
+#[cfg(feature = "stream")]
+impl LdhOffsets {
+    /// The flag bit of the second and fourth offsets.
+    const FLAG: u32 = 1 << 31;
+
+    /// Packs the offsets of a record shorter than 2 GiB (`None` for a longer one).
+    #[inline(always)]
+    pub(crate) fn new(
+        record: &[u8],
+        host: (usize, usize),
+        end: usize,
+        path: usize,
+        rest: (bool, bool),
+    ) -> Option<Self> {
+        if record.len() >= Self::FLAG as usize {
+            return None;
+        }
+        let (upper, slash) = rest;
+        let end = end as u32 | if upper { Self::FLAG } else { 0 };
+        let path = path as u32 | if slash { Self::FLAG } else { 0 };
+        Some(LdhOffsets(
+            host.0 as u64 | (host.1 as u64) << 32,
+            u64::from(end) | u64::from(path) << 32,
+        ))
+    }
+
+    /// The host's start and end, the authority's end, the path's start.
+    #[inline(always)]
+    fn offsets(self) -> [usize; 4] {
+        let [a, b, c, d] = [
+            self.0 as u32,
+            (self.0 >> 32) as u32,
+            self.1 as u32,
+            (self.1 >> 32) as u32,
+        ];
+        [a, b, c & !Self::FLAG, d & !Self::FLAG].map(|k| k as usize)
+    }
+
+    /// Whether the rest holds an uppercase letter.
+    #[inline(always)]
+    fn upper(self) -> bool {
+        self.1 as u32 & Self::FLAG != 0
+    }
+
+    /// Whether the empty path is written `/`.
+    #[inline(always)]
+    fn slash(self) -> bool {
+        (self.1 >> 32) as u32 & Self::FLAG != 0
+    }
+}
+
+/// [`write_ldh_surt`] of a record with an LDH host (`at`, whose dots are `dots`), and a line
+/// feed. Out of line, with its arguments in registers: the run of lines that calls it keeps
+/// nothing of the record in memory for it. Returns whether the SURT differs from the record.
+#[cfg(feature = "stream")]
+#[inline(never)]
+pub(crate) fn write_ldh_surt_line(
+    record: &[u8],
+    at: LdhOffsets,
+    dots: u64,
+    out: &mut Vec<u8>,
+) -> bool {
+    let [start, host_end, end, path] = at.offsets();
+    let host = LdhHost {
+        text: &record[start..],
+        len: host_end - start,
+        dots,
+    };
+    let port = if host_end < end {
+        &record[host_end + 1..end]
+    } else {
+        &[]
+    };
+    let rest = Rest {
+        slash: at.slash(),
+        text: &record[path..],
+        lowercase: at.upper(),
+    };
+    let from = out.len();
+    write_ldh_surt(host, port, rest, out);
+    let changed = out[from..] != *record;
+    out.push(b'\n');
+    changed
+}
+
 /// What follows the host in every SURT: `:` and the port unless it is empty, `)`, then the
 /// rest.
 #[inline(always)]
@@ -498,6 +591,50 @@ mod tests {
                 push_reversed_ldh(text.as_bytes(), b.len(), dots_of(b), &mut fast);
                 assert_eq!(fast[1..], general[..], "{host}");
             }
+        }
+    }
+
+    #[cfg(feature = "stream")]
+    #[test]
+    fn the_line_writer_writes_the_surt_of_the_key_from_packed_offsets() {
+        let records = [
+            ("http://www.example.com/A/b?Q=1#F", false),
+            ("http://example.com./x", false),
+            ("//host-1.example/x?y", false),
+            ("ftp://x-y.z:2121/P", false),
+            ("http://a.b.c", true),
+            ("https://a.b.c:8443?Q", true),
+            (
+                "http://some-long-label-of-more-than-sixteen.example.org/",
+                false,
+            ),
+        ];
+        for (record, slash) in records {
+            let b = record.as_bytes();
+            let start = record.find("//").unwrap() + 2;
+            let end = b[start..]
+                .iter()
+                .position(|c| matches!(c, b'/' | b'?' | b'#'))
+                .map_or(b.len(), |k| start + k);
+            let host_end = record[start..end].find(':').map_or(end, |k| start + k);
+            let upper = record[end..].bytes().any(|c| c.is_ascii_uppercase());
+            let at = LdhOffsets::new(b, (start, host_end), end, end, (upper, slash)).unwrap();
+            assert_eq!(at.offsets(), [start, host_end, end, end], "{record}");
+            assert_eq!((at.upper(), at.slash()), (upper, slash), "{record}");
+            let mut out = b"x".to_vec();
+            let dots = dots_of(&b[start..host_end]);
+            let changed = write_ldh_surt_line(b, at, dots, &mut out);
+            // The key of a record with an empty path has its `/` before the query.
+            let key = match slash {
+                true => format!("{}/{}", &record[..end], &record[end..]),
+                false => record.to_string(),
+            };
+            assert_eq!(
+                out,
+                format!("x{}\n", surt(&key, false)).as_bytes(),
+                "{record}"
+            );
+            assert!(changed, "{record}");
         }
     }
 

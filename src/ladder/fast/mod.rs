@@ -351,6 +351,14 @@ impl FastPath {
         self.scan_line(rest).filter(Shape::is_own_key)
     }
 
+    /// The shape of `record`, a line a run of lines handed out, scanned again (without the
+    /// carriage return that may have followed it).
+    #[cfg(feature = "stream")]
+    pub(crate) fn rescan(&self, record: &str) -> Option<Shape> {
+        self.scan_line(record)
+            .filter(|shape| shape.len == record.len())
+    }
+
     /// [`FastPath::accepts`] with where the record's components lie.
     #[inline]
     pub(crate) fn shape(&self, s: &str) -> Option<Shape> {
