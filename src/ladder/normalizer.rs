@@ -561,8 +561,9 @@ impl Normalizer {
                 #[inline(always)]
                 |record, shape| match ldh_surt_offsets(record, shape) {
                     Some((at, dots)) => {
-                        let b = record.as_bytes();
-                        changed += u64::from(surt::write_ldh_surt_line(b, at, dots, out));
+                        // Such a SURT always differs from its record.
+                        surt::write_ldh_surt_line(record.as_bytes(), at, dots, out);
+                        changed += 1;
                         true
                     }
                     None => self.own_surt_line(record, run, out, &mut changed),
