@@ -553,16 +553,24 @@ impl Normalizer {
     ) -> (usize, u64, u64) {
         let mut changed = 0;
         let run = self.run_form();
+        // In the SURT form (without rules), most lines have an LDH host: their SURT is
+        // written by a call from the scan's loop with the record's offsets, and the other
+        // lines are scanned again out of that loop, so that it keeps no line's shape in
+        // memory.
         let ldh_surt = run.surt && run.rules.is_none() && !self.options.surt_scheme;
         let (at, lines) = if ldh_surt {
             self.fast.take_lines_ending::<true>(
                 rest,
                 max_line,
                 #[inline(always)]
-                |record, shape| match ldh_surt_offsets(record, shape) {
-                    Some((at, dots)) => {
+                |record, shape| match ldh_surt_authority(record, shape) {
+                    Some((start, end)) => {
+                        let (b, host) = (record.as_bytes(), (start, shape.host_end));
+                        let (dots, upper, slash) = (shape.host_dots, shape.upper, shape.adds_slash);
+                        surt::write_ldh_surt_line(
+                            out, b, host, end, shape.path, dots, upper, slash,
+                        );
                         // Such a SURT always differs from its record.
-                        surt::write_ldh_surt_line(record.as_bytes(), at, dots, out);
                         changed += 1;
                         true
                     }
@@ -1119,21 +1127,19 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
     Ok(n.normalize(a)? == n.normalize(b)?)
 }
 
-/// Where the pieces of `record` lie for [`surt::write_ldh_surt_line`], and its host's dots,
-/// where the fast path took it (`shape`) with a lowercase LDH host that is not an IPv4
-/// address (the writer of every other record is [`Normalizer::write_own_surt`]).
+/// The authority of `record` (its start and end), where the fast path took it (`shape`) with
+/// a lowercase LDH host that is not an IPv4 address: a record for
+/// [`surt::write_ldh_surt_line`] (the writer of every other record is
+/// [`Normalizer::write_own_surt`]).
 #[cfg(feature = "stream")]
 #[inline(always)]
-fn ldh_surt_offsets(record: &str, shape: Shape) -> Option<(surt::LdhOffsets, u64)> {
-    let b = record.as_bytes();
-    let (start, end) = shape.authority?;
+fn ldh_surt_authority(record: &str, shape: Shape) -> Option<(usize, usize)> {
+    let authority = shape.authority?;
     // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
-    if !shape.ldh_host || b[..shape.host_end].last().is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    let rest = (shape.upper, shape.adds_slash);
-    let at = surt::LdhOffsets::new(b, (start, shape.host_end), end, shape.path, rest)?;
-    Some((at, shape.host_dots))
+    let ipv4 = record.as_bytes()[..shape.host_end]
+        .last()
+        .is_some_and(u8::is_ascii_digit);
+    (shape.ldh_host && !ipv4).then_some(authority)
 }
 
 /// `key` as text: checked as ASCII (most keys are, and that check is a fraction of a full

@@ -295,68 +295,13 @@ pub(crate) fn write_ldh_surt(host: LdhHost<'_>, port: &[u8], rest: Rest<'_>, out
     push_rest(rest.text, rest.lowercase, out);
 }
 
-/// Where the pieces of a record with an LDH host lie, for [`write_ldh_surt_line`]: the
-/// host's start and end, the authority's end and the path's start, and whether the rest holds
-/// an uppercase letter and the empty path is written `/` ([`Rest`]). Packed in two words, so
-/// that a run of lines hands them to the writer in registers.
-#[cfg(feature = "stream")]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct LdhOffsets(u64, u64);
-
-#[cfg(feature = "stream")]
-impl LdhOffsets {
-    /// The flag bit of the second and fourth offsets.
-    const FLAG: u32 = 1 << 31;
-
-    /// Packs the offsets of a record shorter than 2 GiB (`None` for a longer one).
-    #[inline(always)]
-    pub(crate) fn new(
-        record: &[u8],
-        host: (usize, usize),
-        end: usize,
-        path: usize,
-        rest: (bool, bool),
-    ) -> Option<Self> {
-        if record.len() >= Self::FLAG as usize {
-            return None;
-        }
-        let (upper, slash) = rest;
-        let end = end as u32 | if upper { Self::FLAG } else { 0 };
-        let path = path as u32 | if slash { Self::FLAG } else { 0 };
-        Some(LdhOffsets(
-            host.0 as u64 | (host.1 as u64) << 32,
-            u64::from(end) | u64::from(path) << 32,
-        ))
-    }
-
-    /// The host's start and end, the authority's end, the path's start.
-    #[inline(always)]
-    fn offsets(self) -> [usize; 4] {
-        let [a, b, c, d] = [
-            self.0 as u32,
-            (self.0 >> 32) as u32,
-            self.1 as u32,
-            (self.1 >> 32) as u32,
-        ];
-        [a, b, c & !Self::FLAG, d & !Self::FLAG].map(|k| k as usize)
-    }
-
-    /// Whether the rest holds an uppercase letter.
-    #[inline(always)]
-    fn upper(self) -> bool {
-        self.1 as u32 & Self::FLAG != 0
-    }
-
-    /// Whether the empty path is written `/`.
-    #[inline(always)]
-    fn slash(self) -> bool {
-        (self.1 >> 32) as u32 & Self::FLAG != 0
-    }
-}
-
-/// [`write_ldh_surt`] of a record with an LDH host (`at`, whose dots are `dots`), and a line
-/// feed. Out of line, with its arguments in registers: the run of lines that calls it keeps
-/// nothing of the record in memory for it.
+/// [`write_ldh_surt`] of a record with an LDH host, and a line feed, from where the pieces
+/// lie in the record: the host (`host`, its start and end, with its dots at the set bits of
+/// `dots`), the authority's end (`end`: a port is between the host and it), the path's start
+/// (`path`), and what [`Rest`] says of the rest (`upper`: it holds an uppercase letter;
+/// `slash`: the empty path is written `/`). Out of line, with its arguments one by one (in
+/// registers, the last few on the stack) rather than in a struct: the run of lines that
+/// calls it for each line keeps nothing of the record in memory for it.
 ///
 /// Such a SURT always differs from its record, which has an authority: a record with a
 /// scheme is longer than its SURT (which drops `scheme://` and adds at most `)/`), and one
@@ -364,8 +309,18 @@ impl LdhOffsets {
 /// host, or with `:` or `)` where the host is empty).
 #[cfg(feature = "stream")]
 #[inline(never)]
-pub(crate) fn write_ldh_surt_line(record: &[u8], at: LdhOffsets, dots: u64, out: &mut Vec<u8>) {
-    let [start, host_end, end, path] = at.offsets();
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_ldh_surt_line(
+    out: &mut Vec<u8>,
+    record: &[u8],
+    host: (usize, usize),
+    end: usize,
+    path: usize,
+    dots: u64,
+    upper: bool,
+    slash: bool,
+) {
+    let (start, host_end) = host;
     let host = LdhHost {
         text: &record[start..],
         len: host_end - start,
@@ -377,9 +332,9 @@ pub(crate) fn write_ldh_surt_line(record: &[u8], at: LdhOffsets, dots: u64, out:
         &[]
     };
     let rest = Rest {
-        slash: at.slash(),
+        slash,
         text: &record[path..],
-        lowercase: at.upper(),
+        lowercase: upper,
     };
     let from = out.len();
     write_ldh_surt(host, port, rest, out);
@@ -644,7 +599,7 @@ mod tests {
 
     #[cfg(feature = "stream")]
     #[test]
-    fn the_line_writer_writes_the_surt_of_the_key_from_packed_offsets() {
+    fn the_line_writer_writes_the_surt_of_the_key_from_its_offsets() {
         let records = [
             ("http://www.example.com/A/b?Q=1#F", false),
             ("http://example.com./x", false),
@@ -666,12 +621,10 @@ mod tests {
                 .map_or(b.len(), |k| start + k);
             let host_end = record[start..end].find(':').map_or(end, |k| start + k);
             let upper = record[end..].bytes().any(|c| c.is_ascii_uppercase());
-            let at = LdhOffsets::new(b, (start, host_end), end, end, (upper, slash)).unwrap();
-            assert_eq!(at.offsets(), [start, host_end, end, end], "{record}");
-            assert_eq!((at.upper(), at.slash()), (upper, slash), "{record}");
             let mut out = b"x".to_vec();
             let dots = dots_of(&b[start..host_end]);
-            write_ldh_surt_line(b, at, dots, &mut out);
+            let host = (start, host_end);
+            write_ldh_surt_line(&mut out, b, host, end, end, dots, upper, slash);
             // The key of a record with an empty path has its `/` before the query.
             let key = match slash {
                 true => format!("{}/{}", &record[..end], &record[end..]),
