@@ -557,19 +557,14 @@ impl Normalizer {
         // written by a call from the scan's loop with the record's offsets, and the other
         // lines are scanned again out of that loop, so that it keeps no line's shape in
         // memory.
-        let ldh_surt = run.surt && run.rules.is_none() && !self.options.surt_scheme;
-        let (at, lines) = if ldh_surt {
+        let (at, lines) = if self.ldh_surt(run) {
             self.fast.take_lines_ending::<true>(
                 rest,
                 max_line,
                 #[inline(always)]
                 |record, shape| match ldh_surt_authority(record, shape) {
-                    Some((start, end)) => {
-                        let (b, host) = (record.as_bytes(), (start, shape.host_end));
-                        let (dots, upper, slash) = (shape.host_dots, shape.upper, shape.adds_slash);
-                        surt::write_ldh_surt_line(
-                            out, b, host, end, shape.path, dots, upper, slash,
-                        );
+                    Some(authority) => {
+                        write_ldh_surt_line(record, shape, authority, out);
                         // Such a SURT always differs from its record.
                         changed += 1;
                         true
@@ -645,15 +640,73 @@ impl Normalizer {
         mut each: impl FnMut(&str, &str) -> bool,
     ) -> (usize, u64) {
         let run = self.run_form();
+        // As in `own_key_lines`: most SURTs from the scan's loop, with the record's offsets.
+        if self.ldh_surt(run) {
+            return self.fast.take_lines_ending::<true>(
+                rest,
+                max_line,
+                #[inline(always)]
+                |record, shape| match ldh_surt_authority(record, shape) {
+                    Some(authority) => {
+                        key.clear();
+                        write_ldh_surt_line(record, shape, authority, key);
+                        // A row holds the key without the line feed.
+                        key.pop();
+                        key_text(key).is_some_and(|k| each(record, k))
+                    }
+                    None => self.own_surt_each(record, run, key, &mut each),
+                },
+            );
+        }
         self.fast
             .take_lines_ending::<true>(rest, max_line, |record, shape| {
-                key.clear();
-                match self.write_run_key(record, shape, run, key) {
-                    RunKey::Refused => false,
-                    RunKey::Record => each(record, record),
-                    RunKey::Written => key_text(key).is_some_and(|k| each(record, k)),
-                }
+                self.own_key_each(record, shape, run, key, &mut each)
             })
+    }
+
+    /// One line of [`Normalizer::own_keys_each`] in the SURT form that is not for
+    /// [`surt::write_ldh_surt_line`], scanned again for its shape (as
+    /// [`Normalizer::own_surt_line`] is).
+    #[cfg(feature = "stream")]
+    #[cold]
+    #[inline(never)]
+    fn own_surt_each(
+        &self,
+        record: &str,
+        run: RunForm<'_>,
+        key: &mut Vec<u8>,
+        each: &mut impl FnMut(&str, &str) -> bool,
+    ) -> bool {
+        match self.fast.rescan(record) {
+            Some(shape) => self.own_key_each(record, shape, run, key, each),
+            None => false,
+        }
+    }
+
+    /// One line of [`Normalizer::own_keys_each`].
+    #[cfg(feature = "stream")]
+    #[inline(always)]
+    fn own_key_each(
+        &self,
+        record: &str,
+        shape: Shape,
+        run: RunForm<'_>,
+        key: &mut Vec<u8>,
+        each: &mut impl FnMut(&str, &str) -> bool,
+    ) -> bool {
+        key.clear();
+        match self.write_run_key(record, shape, run, key) {
+            RunKey::Refused => false,
+            RunKey::Record => each(record, record),
+            RunKey::Written => key_text(key).is_some_and(|k| each(record, k)),
+        }
+    }
+
+    /// Whether the runs of keys write SURTs with [`surt::write_ldh_surt_line`]: in the SURT
+    /// form without a scheme, and without protocol rules.
+    #[cfg(feature = "stream")]
+    fn ldh_surt(&self, run: RunForm<'_>) -> bool {
+        run.surt && run.rules.is_none() && !self.options.surt_scheme
     }
 
     /// The key of `record`, which the fast path took (`shape`), where a run writes it without
@@ -1140,6 +1193,15 @@ fn ldh_surt_authority(record: &str, shape: Shape) -> Option<(usize, usize)> {
         .last()
         .is_some_and(u8::is_ascii_digit);
     (shape.ldh_host && !ipv4).then_some(authority)
+}
+
+/// [`surt::write_ldh_surt_line`] of `record`, whose authority [`ldh_surt_authority`] gave.
+#[cfg(feature = "stream")]
+#[inline(always)]
+fn write_ldh_surt_line(record: &str, shape: Shape, authority: (usize, usize), out: &mut Vec<u8>) {
+    let (b, host) = (record.as_bytes(), (authority.0, shape.host_end));
+    let (dots, upper, slash) = (shape.host_dots, shape.upper, shape.adds_slash);
+    surt::write_ldh_surt_line(out, b, host, authority.1, shape.path, dots, upper, slash);
 }
 
 /// `key` as text: checked as ASCII (most keys are, and that check is a fraction of a full
