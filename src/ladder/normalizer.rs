@@ -594,10 +594,9 @@ impl Normalizer {
         out: &mut Vec<u8>,
         changed: &mut u64,
     ) -> bool {
-        match self.fast.rescan(record) {
-            Some(shape) => self.own_key_line(record, shape, run, out, changed),
-            None => false,
-        }
+        self.fast
+            .rescan(record)
+            .is_some_and(|shape| self.own_key_line(record, shape, run, out, changed))
     }
 
     /// One line of [`Normalizer::own_key_lines`].
@@ -677,10 +676,9 @@ impl Normalizer {
         key: &mut Vec<u8>,
         each: &mut impl FnMut(&str, &str) -> bool,
     ) -> bool {
-        match self.fast.rescan(record) {
-            Some(shape) => self.own_key_each(record, shape, run, key, each),
-            None => false,
-        }
+        self.fast
+            .rescan(record)
+            .is_some_and(|shape| self.own_key_each(record, shape, run, key, each))
     }
 
     /// One line of [`Normalizer::own_keys_each`].
@@ -947,6 +945,8 @@ impl Normalizer {
     #[inline(always)]
     fn write_own_surt(&self, record: &str, shape: Shape, out: &mut Vec<u8>) -> bool {
         let b = record.as_bytes();
+        // The rule of `ldh_surt_authority`, written out: asked through it, the crawler
+        // profile's SURT took 3 % more instructions (127.79 M -> 131.86 M over the corpora).
         if let (Some((start, end)), true, false) =
             (shape.authority, shape.ldh_host, self.options.surt_scheme)
         {
@@ -1182,17 +1182,16 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
 
 /// The authority of `record` (its start and end), where the fast path took it (`shape`) with
 /// a lowercase LDH host that is not an IPv4 address: a record for
-/// [`surt::write_ldh_surt_line`] (the writer of every other record is
-/// [`Normalizer::write_own_surt`]).
+/// [`surt::write_ldh_surt_line`] ([`Normalizer::write_own_surt`] writes the same rule out).
 #[cfg(feature = "stream")]
 #[inline(always)]
 fn ldh_surt_authority(record: &str, shape: Shape) -> Option<(usize, usize)> {
-    let authority = shape.authority?;
+    let authority = shape.authority.filter(|_| shape.ldh_host)?;
     // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
     let ipv4 = record.as_bytes()[..shape.host_end]
         .last()
         .is_some_and(u8::is_ascii_digit);
-    (shape.ldh_host && !ipv4).then_some(authority)
+    (!ipv4).then_some(authority)
 }
 
 /// [`surt::write_ldh_surt_line`] of `record`, whose authority [`ldh_surt_authority`] gave.

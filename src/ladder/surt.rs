@@ -606,6 +606,8 @@ mod tests {
             ("//host-1.example/x?y", false),
             ("ftp://x-y.z:2121/P", false),
             ("http://a.b.c", true),
+            // As long as its SURT (`b,a)/`), and told apart by its first byte.
+            ("//a.b", true),
             ("https://a.b.c:8443?Q", true),
             (
                 "http://some-long-label-of-more-than-sixteen.example.org/",
@@ -652,7 +654,8 @@ mod tests {
             "/a-very-long-path/with/segments",
         ];
         for (i, host) in ldh_hosts().iter().enumerate() {
-            let port = ["", "8080", ""][i % 3];
+            // A port too long for the room after the host goes out on its own.
+            let port = ["", "8080", "", "12345678901234567"][i % 4];
             let rest = rests[i % rests.len()];
             let parts = SurtParts {
                 scheme: Some(b"http"),
