@@ -29,6 +29,10 @@
 #   SCALING_MODES    modes (default all: uri iri crawler surt jsonl surt-jsonl noncanonical
 #                    iri-heavy)
 #   SCALING_RUNS     runs of each command (default 3)
+#   SCALING_CEILING  1: also, for each mode with rows (`--output`), the pipe's own ceiling:
+#                    the mode's finished output (written once to a file beside the inputs,
+#                    3 to 4 times the input's size for jsonl) copied into a pipe read by
+#                    `wc -l` by `cat`, against irinorm making it into the same pipe
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -158,6 +162,31 @@ for m in $modes; do
         printf "| %s | %.3f | %.3f | %.3f |\n", m, o, f, (f > 0 ? o / f : 0) }'
 done
 echo
+
+if [ "${SCALING_CEILING:-0}" = 1 ]; then
+    echo "| mode | output bytes | \`cat OUTPUT\` wall s, into a pipe | irinorm $max_threads threads wall s, into a pipe | floor wall s, into a pipe |"
+    echo "|---|---:|---:|---:|---:|"
+    for m in $modes; do
+        case " ${bench_mode_args[$m]} " in *" --output "*) ;; *) continue ;; esac
+        i=${bench_mode_input[$m]}
+        f=$inputs/$i.txt
+        read -r -a args <<<"${bench_mode_args[$m]}"
+        rows=$inputs/.rows
+        "$bin_dir/irinorm" normalize "${args[@]}" "$f" >"$rows" 2>/dev/null || true
+        lines=$(wc -l <"$rows")
+        copies=()
+        ours=()
+        for _ in $(seq "$runs"); do
+            copies+=("$(time_pipe "$lines" cat "$rows")")
+            ours+=("$(time_pipe "$lines" "$bin_dir/irinorm" normalize --threads "$max_threads" "${args[@]}" "$f")")
+        done
+        awk -v m="$m" -v b="$(stat -c %s "$rows")" -v c="$(printf '%s\n' "${copies[@]}" | median)" \
+            -v o="$(printf '%s\n' "${ours[@]}" | median)" -v f="${floor_wall[$i]}" 'BEGIN {
+            printf "| %s | %d | %.3f | %.3f | %.3f |\n", m, b, c, o, f }'
+        rm -f "$rows"
+    done
+    echo
+fi
 
 if [ -n "$ada" ]; then
     echo "| mode | irinorm 1 thread CPU s | ada-url CPU s | ratio |"
