@@ -2,8 +2,10 @@
 //! `--level scheme --form uri` with the normalizer as the operation (as the command line
 //! runs it), over every corpus concatenated (in memory, written to a sink), next to the
 //! same run with a plain closure as the operation at 1 thread (no pass-through: every
-//! record prepared and normalized) and to the floor: split lines with `memchr`, validate
-//! with `simdutf8`, copy the lines to an output buffer. Printed at the end as a Markdown table, also saved to
+//! record prepared and normalized), to the other modes users run at 1 thread (the SURT form
+//! and the crawler profile in key output; jsonl rows of the `uri` and SURT keys), and to
+//! the floor: split lines with `memchr`, validate with `simdutf8`, copy the lines to an
+//! output buffer. Printed at the end as a Markdown table, also saved to
 //! `<criterion dir>/engine-summary.md`.
 //!
 //! ```text
@@ -18,8 +20,8 @@ use std::io;
 use std::time::{Duration, SystemTime};
 
 use criterion::{Criterion, Throughput};
-use irinorm::stream::{Engine, EngineOptions, Operation};
-use irinorm::{Form, Level, Normalizer, Options};
+use irinorm::stream::{Engine, EngineOptions, Operation, OutputMode};
+use irinorm::{Form, Level, Normalizer, Options, Rules};
 
 const GROUP: &str = "engine";
 
@@ -110,6 +112,40 @@ fn main() {
         b.iter(|| engine.run(black_box(&input[..]), io::sink()).expect("run"))
     });
     names.push("closure-threads-1".to_owned());
+    // The other modes, one thread each: (name, normalizer options, output).
+    let scheme = Options::default().with_level(Level::Scheme);
+    let crawler = Options::default()
+        .with_level(Level::Protocol)
+        .with_rules(Some(std::sync::Arc::new(
+            Rules::profile("crawler").expect("profile"),
+        )));
+    let modes = [
+        (
+            "surt-threads-1",
+            scheme.clone().with_form(Form::Surt),
+            OutputMode::Key,
+        ),
+        ("crawler-threads-1", crawler, OutputMode::Key),
+        (
+            "jsonl-threads-1",
+            scheme.clone().with_form(Form::Uri),
+            OutputMode::Jsonl,
+        ),
+        (
+            "surt-jsonl-threads-1",
+            scheme.with_form(Form::Surt),
+            OutputMode::Jsonl,
+        ),
+    ];
+    for (name, options, output) in modes {
+        let mode = Normalizer::new(options).expect("options");
+        group.bench_function(name, |b| {
+            let engine_options = EngineOptions::default().with_threads(1).with_output(output);
+            let engine = Engine::new(&mode as &dyn Operation, engine_options);
+            b.iter(|| engine.run(black_box(&input[..]), io::sink()).expect("run"))
+        });
+        names.push(name.to_owned());
+    }
     group.bench_function("floor", |b| {
         let mut out = Vec::with_capacity(2 << 20);
         b.iter(|| floor(black_box(&input), &mut out))
