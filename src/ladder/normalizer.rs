@@ -569,7 +569,9 @@ impl Normalizer {
                         changed += 1;
                         true
                     }
-                    None => self.own_surt_line(record, run, out, &mut changed),
+                    None => self.rescanned(record, |shape| {
+                        self.own_key_line(record, shape, run, out, &mut changed)
+                    }),
                 },
             )
         } else {
@@ -581,22 +583,14 @@ impl Normalizer {
         (at, lines, changed)
     }
 
-    /// One line of [`Normalizer::own_key_lines`] in the SURT form that is not for
-    /// [`surt::write_ldh_surt_line`]: scanned again for its shape, so that the run's loop
-    /// keeps none in memory for it.
+    /// A line of a run of SURTs that is not for [`surt::write_ldh_surt_line`]: scanned again
+    /// for its shape, which `write` then writes the key from, so that the run's loop keeps
+    /// no line's shape in memory for it. Out of the loop: few lines come here.
     #[cfg(feature = "stream")]
     #[cold]
     #[inline(never)]
-    fn own_surt_line(
-        &self,
-        record: &str,
-        run: RunForm<'_>,
-        out: &mut Vec<u8>,
-        changed: &mut u64,
-    ) -> bool {
-        self.fast
-            .rescan(record)
-            .is_some_and(|shape| self.own_key_line(record, shape, run, out, changed))
+    fn rescanned(&self, record: &str, write: impl FnOnce(Shape) -> bool) -> bool {
+        self.fast.rescan(record).is_some_and(write)
     }
 
     /// One line of [`Normalizer::own_key_lines`].
@@ -653,7 +647,9 @@ impl Normalizer {
                         key.pop();
                         key_text(key).is_some_and(|k| each(record, k))
                     }
-                    None => self.own_surt_each(record, run, key, &mut each),
+                    None => self.rescanned(record, |shape| {
+                        self.own_key_each(record, shape, run, key, &mut each)
+                    }),
                 },
             );
         }
@@ -661,24 +657,6 @@ impl Normalizer {
             .take_lines_ending::<true>(rest, max_line, |record, shape| {
                 self.own_key_each(record, shape, run, key, &mut each)
             })
-    }
-
-    /// One line of [`Normalizer::own_keys_each`] in the SURT form that is not for
-    /// [`surt::write_ldh_surt_line`], scanned again for its shape (as
-    /// [`Normalizer::own_surt_line`] is).
-    #[cfg(feature = "stream")]
-    #[cold]
-    #[inline(never)]
-    fn own_surt_each(
-        &self,
-        record: &str,
-        run: RunForm<'_>,
-        key: &mut Vec<u8>,
-        each: &mut impl FnMut(&str, &str) -> bool,
-    ) -> bool {
-        self.fast
-            .rescan(record)
-            .is_some_and(|shape| self.own_key_each(record, shape, run, key, each))
     }
 
     /// One line of [`Normalizer::own_keys_each`].
