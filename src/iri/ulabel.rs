@@ -5,16 +5,16 @@
 //! a label unchanged when every character is _valid_ (mapped to itself), it is in NFC, and
 //! it passes the validity criteria (§4.1): no hyphen first or last (the `CheckFirstLast`
 //! policy of [`crate::iri::host`]), no combining mark first (V5), no joiner needing context
-//! (V7), and no right-to-left character, so that the host is not a Bidi domain name and
-//! the bidi rule of RFC 5893 (V8) does not apply. A label that starts with `xn--` is
-//! Punycode (RFC 3492): UTS #46 decodes it and holds the result to the same criteria.
-//! [`write_kept_forms`] checks exactly that, label by label:
+//! (V7), and, in a Bidi domain name (one with a right-to-left character: Bidi_Class R, AL
+//! or AN), the Bidi rule of RFC 5893 §2 in every label (V8). A label that starts with
+//! `xn--` is Punycode (RFC 3492): UTS #46 decodes it and holds the result to the same
+//! criteria. [`write_kept_forms`] checks exactly that, label by label:
 //!
 //! * each non-ASCII character is in [`KEPT`](super::ulabel_table::KEPT), the code points
 //!   that UTS #46 (in the `idna` crate, with the settings of [`crate::iri::host`]) keeps as
-//!   they are between two letters, minus those of Bidi_Class R, AL or AN and the two
-//!   joiners; the table is written from the `idna` crate by a test, and checked against it
-//!   for every code point by another;
+//!   they are between two letters of their direction, minus the two joiners; the table is
+//!   written from the `idna` crate by a test, and checked against it for every code point
+//!   by another;
 //! * each ASCII character is a lowercase letter, a digit or a hyphen (STD3 rules, and no
 //!   case to fold);
 //! * a label is not empty, has no hyphen first or last, and does not start with a
@@ -22,16 +22,21 @@
 //!   and passes the NFC quick check (UAX #15 §9) with the answer _yes_;
 //! * an ASCII label that starts with `xn--` decodes, as lowercase Punycode, to such a label
 //!   that is not ASCII (lowercase Punycode decodes one to one, so the A-label is that
-//!   label's own).
+//!   label's own);
+//! * where a label (decoded) holds a right-to-left character, every label of the host
+//!   passes the Bidi rule ([`holds_bidi_rule`]).
 //!
 //! Such a host is its own U-label form but for its A-labels, which are written decoded; its
 //! A-label form has each non-ASCII label as `xn--` and its Punycode. Every other host (an
-//! uppercase letter, a mapped or right-to-left character, the root label, anything in
-//! doubt) runs UTS #46.
+//! uppercase letter, a mapped character, the root label, anything in doubt) runs UTS #46.
 
 use super::find::find;
 use super::punycode;
 use super::ulabel_table::KEPT;
+use idna_adapter::{
+    Adapter, FIRST_BC_MASK, LAST_LTR_MASK, LAST_RTL_MASK, MIDDLE_LTR_MASK, MIDDLE_RTL_MASK,
+    RTL_MASK,
+};
 use unicode_normalization::{is_nfc_quick, IsNormalized};
 
 /// The most code points an A-label decodes to here: an A-label is at most 63 octets, `xn--`
@@ -48,14 +53,15 @@ pub(crate) fn write_kept_forms(
     ascii: &mut String,
 ) -> bool {
     let marks = (unicode.as_deref().map(String::len), ascii.len());
-    let adapter = idna_adapter::Adapter::new();
-    let mut rest = host;
+    let adapter = Adapter::new();
+    let (mut rest, mut bidi) = (host, false);
     let ok = loop {
         // `.` is ASCII: the cuts are character boundaries.
         let dot = find(b'.', rest.as_bytes());
         let label = &rest[..dot.unwrap_or(rest.len())];
-        if !write_label(label, &adapter, unicode.as_deref_mut(), ascii) {
-            break false;
+        match write_label(label, &adapter, unicode.as_deref_mut(), ascii) {
+            Some(right_to_left) => bidi |= right_to_left,
+            None => break false,
         }
         let Some(dot) = dot else { break true };
         if let Some(u) = unicode.as_deref_mut() {
@@ -64,6 +70,12 @@ pub(crate) fn write_kept_forms(
         ascii.push('.');
         rest = &rest[dot + 1..];
     };
+    // UTS #46 §4.1 V8: in a Bidi domain name, every label holds to the Bidi rule.
+    let ok = ok
+        && (!bidi
+            || host
+                .split('.')
+                .all(|label| holds_bidi_rule(label, &adapter)));
     if !ok {
         if let (Some(u), Some(len)) = (unicode, marks.0) {
             u.truncate(len);
@@ -73,45 +85,44 @@ pub(crate) fn write_kept_forms(
     ok
 }
 
-/// [`write_kept_forms`] for one label.
+/// [`write_kept_forms`] for one label: `Some` if UTS #46 keeps it as it is (up to the Bidi
+/// rule), telling whether it holds a right-to-left character; `None` otherwise.
 fn write_label(
     label: &str,
-    adapter: &idna_adapter::Adapter,
+    adapter: &Adapter,
     unicode: Option<&mut String>,
     ascii: &mut String,
-) -> bool {
+) -> Option<bool> {
     if label.is_ascii() {
         let b = label.as_bytes();
         if let Some(payload) = b.strip_prefix(b"xn--") {
             return write_a_label(label, payload, adapter, unicode, ascii);
         }
         if !is_ldh_label(b) {
-            return false;
+            return None;
         }
         if let Some(u) = unicode {
             u.push_str(label);
         }
         ascii.push_str(label);
-        return true;
+        return Some(false);
     }
     let mut buf = ['\0'; MAX_DECODED];
     let mut n = 0;
     for c in label.chars() {
         if n == MAX_DECODED {
-            return false;
+            return None;
         }
         buf[n] = c;
         n += 1;
     }
     let chars = &buf[..n];
-    if !is_kept_u_label(chars, adapter) {
-        return false;
-    }
+    let right_to_left = kept_u_label(chars, adapter)?;
     if let Some(u) = unicode {
         u.push_str(label);
     }
     ascii.push_str("xn--");
-    punycode::encode(chars, ascii)
+    punycode::encode(chars, ascii).then_some(right_to_left)
 }
 
 /// [`write_label`] for an A-label (`xn--` and `payload`): kept if it decodes to a kept
@@ -119,18 +130,17 @@ fn write_label(
 fn write_a_label(
     label: &str,
     payload: &[u8],
-    adapter: &idna_adapter::Adapter,
+    adapter: &Adapter,
     unicode: Option<&mut String>,
     ascii: &mut String,
-) -> bool {
+) -> Option<bool> {
     let mut buf = ['\0'; MAX_DECODED];
-    let Some(n) = punycode::decode(payload, &mut buf) else {
-        return false;
-    };
+    let n = punycode::decode(payload, &mut buf)?;
     let chars = &buf[..n];
-    if chars.iter().all(char::is_ascii) || !is_kept_u_label(chars, adapter) {
-        return false;
+    if chars.iter().all(char::is_ascii) {
+        return None;
     }
+    let right_to_left = kept_u_label(chars, adapter)?;
     // The payload is the label's own Punycode: decoding lowercase Punycode is one to one
     // (see `punycode::decode`), so encoding the label gives it back.
     debug_assert!({
@@ -141,7 +151,7 @@ fn write_a_label(
         u.extend(chars);
     }
     ascii.push_str(label);
-    true
+    Some(right_to_left)
 }
 
 /// Whether `b`, an ASCII label that does not start with `xn--`, is one UTS #46 keeps: `a-z`,
@@ -152,28 +162,93 @@ fn is_ldh_label(b: &[u8]) -> bool {
             .all(|&c| matches!(c, b'a'..=b'z' | b'0'..=b'9' | b'-'))
 }
 
-/// Whether a label that is not ASCII is one UTS #46 keeps: not starting with `xn--`, no
-/// hyphen first or last, no combining mark first, every character kept ([`kept_char`]),
-/// and in NFC (told by the table where every character is simple, else by the NFC quick
-/// check).
-fn is_kept_u_label(chars: &[char], adapter: &idna_adapter::Adapter) -> bool {
-    let (Some(&first), Some(&last)) = (chars.first(), chars.last()) else {
-        return false;
-    };
+/// Whether a label that is not ASCII is one UTS #46 keeps (up to the Bidi rule): not
+/// starting with `xn--`, no hyphen first or last, no combining mark first, every character
+/// kept ([`kept_char`]), and in NFC (told by the table where every character is simple,
+/// else by the NFC quick check). `Some` if so, telling whether it holds a right-to-left
+/// character.
+fn kept_u_label(chars: &[char], adapter: &Adapter) -> Option<bool> {
+    let (&first, &last) = (chars.first()?, chars.last()?);
     if first == '-' || last == '-' || chars.starts_with(&['x', 'n', '-', '-']) {
-        return false;
+        return None;
     }
     if adapter.is_mark(first) {
+        return None;
+    }
+    let (mut simple, mut right_to_left) = (true, false);
+    for &c in chars {
+        simple &= kept_char(c)?;
+        right_to_left |= is_right_to_left(c, adapter);
+    }
+    (simple || is_nfc_quick(chars.iter().copied()) == IsNormalized::Yes).then_some(right_to_left)
+}
+
+/// Whether `c` is of Bidi_Class R, AL or AN, which makes a domain name a Bidi domain name
+/// (RFC 5893 §1.4). The ranges where no such character lies (checked by a test for every
+/// code point) are told without a lookup: below Hebrew, from Devanagari to just before the
+/// Hebrew presentation forms (but for the right-to-left mark, U+200F), and the
+/// supplementary blocks between the right-to-left ones.
+#[inline]
+fn is_right_to_left(c: char, adapter: &Adapter) -> bool {
+    let u = c as u32;
+    if u < 0x0590
+        || (0x0900..=0xFB1C).contains(&u) && u != 0x200F
+        || (0x11000..=0x1E7FF).contains(&u)
+    {
         return false;
     }
-    let mut simple = true;
-    for &c in chars {
-        match kept_char(c) {
-            Some(s) => simple &= s,
-            None => return false,
-        }
+    adapter.bidi_class(c).to_mask().intersects(RTL_MASK)
+}
+
+/// Whether a label of a kept host holds to the Bidi rule of RFC 5893 §2, an A-label once
+/// decoded: it starts with a character of Bidi_Class L (a left-to-right label) or R or AL
+/// (a right-to-left one); its other characters are of the classes its direction allows;
+/// its last character that is not a non-spacing mark ends it as its direction allows; and
+/// a right-to-left label does not hold both European (EN) and Arabic (AN) digits.
+fn holds_bidi_rule(label: &str, adapter: &Adapter) -> bool {
+    let Some(payload) = label.strip_prefix("xn--") else {
+        return bidi_rule(label.chars(), adapter);
+    };
+    // A kept host's A-labels decode (they were kept by `write_a_label`).
+    let mut buf = ['\0'; MAX_DECODED];
+    punycode::decode(payload.as_bytes(), &mut buf)
+        .is_some_and(|n| bidi_rule(buf[..n].iter().copied(), adapter))
+}
+
+/// [`holds_bidi_rule`] for a label's characters.
+fn bidi_rule(mut chars: impl DoubleEndedIterator<Item = char>, adapter: &Adapter) -> bool {
+    let Some(first) = chars.next().map(|c| adapter.bidi_class(c)) else {
+        return false;
+    };
+    if !first.to_mask().intersects(FIRST_BC_MASK) {
+        return false;
     }
-    simple || is_nfc_quick(chars.iter().copied()) == IsNormalized::Yes
+    let ltr = first.is_ltr();
+    let (last_mask, middle_mask) = if ltr {
+        (LAST_LTR_MASK, MIDDLE_LTR_MASK)
+    } else {
+        (LAST_RTL_MASK, MIDDLE_RTL_MASK)
+    };
+    // From the end: non-spacing marks, then the last character, then the middle.
+    let mut back = chars
+        .rev()
+        .map(|c| adapter.bidi_class(c))
+        .skip_while(|class| class.is_nonspacing_mark());
+    let Some(last) = back.next() else {
+        return true;
+    };
+    if !last.to_mask().intersects(last_mask) {
+        return false;
+    }
+    let (mut european, mut arabic) = (last.is_european_number(), last.is_arabic_number());
+    for class in back {
+        if !class.to_mask().intersects(middle_mask) {
+            return false;
+        }
+        european |= class.is_european_number();
+        arabic |= class.is_arabic_number();
+    }
+    ltr || !(european && arabic)
 }
 
 /// Whether `c` may stand in a kept label (`a-z`, `0-9`, `-`, or a code point of
@@ -228,22 +303,25 @@ mod tests {
     use idna::uts46::{AsciiDenyList, ErrorPolicy, Hyphens, Uts46};
 
     /// Whether UTS #46 (with the settings of [`crate::iri::host`]) keeps `c` as it is between
-    /// two letters, and `c` is neither right-to-left (R, AL, AN) nor a joiner: membership in
-    /// [`KEPT`].
+    /// two letters of its direction (`a`, or the Hebrew alef where `c` is right-to-left),
+    /// and `c` is not a joiner: membership in [`KEPT`].
     fn kept_by_uts46(c: char) -> bool {
         if c.is_ascii() || matches!(c, '\u{200C}' | '\u{200D}') {
             return false;
         }
-        let adapter = idna_adapter::Adapter::new();
-        if adapter
-            .bidi_class(c)
-            .to_mask()
-            .intersects(idna_adapter::RTL_MASK)
-        {
-            return false;
-        }
-        let text = format!("a{c}a");
+        let rtl = Adapter::new().bidi_class(c).to_mask().intersects(RTL_MASK);
+        let letter = if rtl { '\u{5D0}' } else { 'a' };
+        let text = format!("{letter}{c}{letter}");
         uts46(&text, true).is_some_and(|unicode| unicode == text)
+    }
+
+    #[test]
+    fn right_to_left_is_told_as_the_bidi_class_tells_it() {
+        let adapter = Adapter::new();
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            let rtl = adapter.bidi_class(c).to_mask().intersects(RTL_MASK);
+            assert_eq!(is_right_to_left(c, &adapter), rtl, "U+{:04X}", c as u32);
+        }
     }
 
     /// Whether a kept code point is simple: Canonical_Combining_Class 0 and NFC_Quick_Check
@@ -271,8 +349,8 @@ mod tests {
     /// The text of `ulabel_table.rs` for `ranges`.
     fn table_source(ranges: &[(u32, u32, bool)]) -> String {
         let mut s = String::from(
-            "//! The code points UTS #46 keeps as they are in a label, none right-to-left and \
-             no joiner\n//! ([`super::ulabel`]): ranges, first and last, in order, each with \
+            "//! The code points UTS #46 keeps as they are in a label, no joiner among them\n\
+             //! ([`super::ulabel`]): ranges, first and last, in order, each with \
              whether its code points\n//! are simple (Canonical_Combining_Class 0, \
              NFC_Quick_Check yes). Written by the test\n//! `ulabel::tests::write_the_table` \
              from the `idna` and `unicode-normalization` crates, which\n//! \
@@ -369,6 +447,14 @@ mod tests {
             "straße.de",
             "xn--bcher-kva.example",
             "xn--r8jz45g.xn--zckzah",
+            // Bidi domain names whose labels hold to the Bidi rule.
+            "מילון.il",
+            "مصر.xn--wgbh1c",
+            "www.בית.org",
+            "מ1.il",
+            "ספר\u{5B0}.il",
+            "كتاب٣.com",
+            "xn--4dbrk0ce.a1",
         ];
         for host in kept {
             assert!(assert_kept_as_uts46_keeps(host), "{host}");
@@ -387,7 +473,12 @@ mod tests {
             "bücher-.de",        // hyphen last
             "bücher..de",        // an empty label
             "bücher.de.",        // the root label
-            "מילון.il",          // right-to-left
+            "1מילון.il",         // Bidi rule: a digit first
+            "מילון.1a",          // Bidi rule: a digit first, in a Bidi domain name
+            "מילוןa.il",         // Bidi rule: left-to-right in a right-to-left label
+            "a٣b.com",           // Bidi rule: an Arabic digit in a left-to-right label
+            "م1٣.com",           // Bidi rule: European and Arabic digits together
+            "מ-.il",             // hyphen last
             "a\u{200D}b.de",     // a joiner
             "ｂücher.de",        // fullwidth: mapped
             "bücher。de",        // an ideographic full stop: mapped
@@ -397,27 +488,26 @@ mod tests {
         for host in not_kept {
             assert!(!assert_kept_as_uts46_keeps(host), "{host}");
         }
-        // Right-to-left, or a mark first, once decoded.
-        for label in ["מילון", "\u{301}a"] {
+        // A mark first, or against the Bidi rule, once decoded.
+        for label in ["מילוןa", "\u{301}a"] {
             let host = format!("xn--{}.de", idna::punycode::encode_str(label).unwrap());
             assert!(!assert_kept_as_uts46_keeps(&host), "{host}");
         }
     }
 
-    #[test]
-    fn generated_hosts_are_kept_only_where_uts46_keeps_them() {
-        let alphabet: Vec<char> = "ab-09.éüßαжя中文한ไทยאء\u{301}\u{93E}\u{94D}\u{200C}Ａ。"
-            .chars()
-            .collect();
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        let mut kept = 0;
+    /// Checks 20,000 hosts made of `alphabet` (and each again with A-labels) against UTS
+    /// #46; returns how many were kept, and how many of those are Bidi domain names.
+    fn check_generated_hosts(alphabet: &str, seed: u64) -> (usize, usize) {
+        let alphabet: Vec<char> = alphabet.chars().collect();
+        let adapter = Adapter::new();
+        let mut rng = Rng(seed);
+        let (mut kept, mut bidi) = (0, 0);
         for _ in 0..20_000 {
             let state = rng.next();
             let len = 1 + (state % 12) as usize;
             let host: String = (0..len)
                 .map(|i| alphabet[((state >> (i % 12 * 5)) as usize + i * 7) % alphabet.len()])
                 .collect();
-            kept += usize::from(assert_kept_as_uts46_keeps(&host));
             // And the host with each label that is not ASCII as an A-label.
             let a_labels: Vec<String> = host
                 .split('.')
@@ -426,9 +516,34 @@ mod tests {
                     _ => l.to_owned(),
                 })
                 .collect();
-            kept += usize::from(assert_kept_as_uts46_keeps(&a_labels.join(".")));
+            let is_bidi = host.chars().any(|c| is_right_to_left(c, &adapter));
+            for host in [host.clone(), a_labels.join(".")] {
+                if assert_kept_as_uts46_keeps(&host) {
+                    kept += 1;
+                    bidi += usize::from(is_bidi);
+                }
+            }
         }
+        (kept, bidi)
+    }
+
+    #[test]
+    fn generated_hosts_are_kept_only_where_uts46_keeps_them() {
+        let (kept, _) = check_generated_hosts(
+            "ab-09.éüßαжя中文한ไทยאבء٣\u{5B0}\u{301}\u{93E}\u{94D}\u{200C}Ａ。",
+            0x9E37_79B9_7F4A_7C15,
+        );
         // Not vacuous.
         assert!(kept > 2000, "{kept}");
+    }
+
+    /// Bidi domain names: right-to-left letters (R and AL), Arabic (AN) and European (EN)
+    /// digits, a non-spacing mark, a hyphen, and a few left-to-right letters.
+    #[test]
+    fn generated_bidi_hosts_are_kept_only_where_uts46_keeps_them() {
+        let (kept, bidi) =
+            check_generated_hosts("אבגمصر٣٤\u{5B0}\u{64B}-1.ab", 0x2545_F491_4F6C_DD1D);
+        // Not vacuous: some kept, some not.
+        assert!(bidi > 2000 && kept < 30_000, "{kept} {bidi}");
     }
 }
