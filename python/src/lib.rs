@@ -32,7 +32,10 @@ const MIN_ROWS_PER_PART: usize = 2048;
 /// A normalizer configured once; its methods never raise for a bad record.
 #[pyclass(name = "_Normalizer", module = "irinorm._irinorm", frozen)]
 struct PyNormalizer {
+    /// For the reports of records (`check_arrow`, `explain`): warnings included.
     core: Arc<Core>,
+    /// For keys alone: the same normalizer without the checks that only give warnings.
+    keys: Arc<Core>,
 }
 
 /// Why a batch could not be turned into keys (never a bad record: those are nulls).
@@ -97,6 +100,7 @@ impl PyNormalizer {
         s.surt_scheme = surt_scheme;
         let core = Core::from_settings(&s).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyNormalizer {
+            keys: Arc::new(core.clone().without_bidi_warnings()),
             core: Arc::new(core),
         })
     }
@@ -108,7 +112,7 @@ impl PyNormalizer {
         let mut out = String::with_capacity(text.len() + 8);
         let mut notes = Notes::default();
         Ok(self
-            .core
+            .keys
             .normalize_record_into(&text, &mut out, &mut notes)
             .ok()
             .map(|()| out))
@@ -131,7 +135,7 @@ impl PyNormalizer {
                     out.clear();
                     notes.clear();
                     let text = s.to_cow()?;
-                    match self.core.normalize_record_into(&text, &mut out, &mut notes) {
+                    match self.keys.normalize_record_into(&text, &mut out, &mut notes) {
                         Ok(()) => Some(PyString::new(py, &out)),
                         Err(_) => None,
                     }
@@ -152,7 +156,7 @@ impl PyNormalizer {
         array: AnyArray,
         threads: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let core = self.core.clone();
+        let core = self.keys.clone();
         let threads = resolve_threads(threads);
         map_string_arrays(py, array, keys_type, |a| keys_of(&core, a, threads))
     }

@@ -219,6 +219,11 @@ impl SharedArgs {
     pub(crate) fn wants_stats(&self) -> bool {
         self.stats || self.stats_format.is_some()
     }
+
+    /// Whether the run shows or counts warnings: in jsonl rows, or in the statistics.
+    pub(crate) fn shows_warnings(&self) -> bool {
+        self.output == OutputArg::Jsonl || self.wants_stats()
+    }
 }
 
 /// The key options, shared by `normalize` and `compare`.

@@ -97,9 +97,12 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
 /// `normalize`: the key of every record (or, with `--explain`, the steps).
 fn normalize(a: &NormalizeArgs) -> Result<ExitCode, String> {
     let settings = key_settings(&a.key, a.shared.strict)?;
-    let normalizer = Normalizer::from_settings(&settings).map_err(|e| e.to_string())?;
+    let mut normalizer = Normalizer::from_settings(&settings).map_err(|e| e.to_string())?;
     if a.explain {
         return explain::explain(&normalizer, &a.shared);
+    }
+    if !a.shared.shows_warnings() {
+        normalizer = normalizer.without_bidi_warnings();
     }
 
     // The normalizer is an engine operation with a fast path (SPEC §8).

@@ -99,6 +99,8 @@ pub struct Normalizer {
     /// Which records are their own key at the scheme rung, found in one pass (see
     /// [`crate::ladder::fast`]).
     fast: FastPath,
+    /// Records are checked against the bidi rules of RFC 3987 §4.2, for warnings.
+    bidi_warnings: bool,
 }
 
 impl Normalizer {
@@ -124,6 +126,7 @@ impl Normalizer {
         Ok(Normalizer {
             fast: FastPath::new(&options),
             options,
+            bidi_warnings: true,
         })
     }
 
@@ -139,6 +142,15 @@ impl Normalizer {
     /// The options this normalizer was built with.
     pub fn options(&self) -> &Options {
         &self.options
+    }
+
+    /// This normalizer without the check of RFC 3987 §4.2 (the bidi structure of each
+    /// component), whose only result is warnings: for a run that neither shows nor counts
+    /// warnings, on input with right-to-left characters. Keys and errors are the same either
+    /// way, and other warnings (a host IDNA refuses) are still given.
+    pub fn without_bidi_warnings(mut self) -> Normalizer {
+        self.bidi_warnings = false;
+        self
     }
 
     /// Normalizes one raw record. Returns the input borrowed when it already is its own key.
@@ -976,7 +988,9 @@ impl Normalizer {
         let Texts { nfc, resolved } = texts;
         let mut view = IriRef::parse(input)?;
         // RFC 3987 §4.2 judges the record as written (a SHOULD: warnings only).
-        bidi::warnings(&view, trace.warnings);
+        if self.bidi_warnings {
+            bidi::warnings(&view, trace.warnings);
+        }
         if o.applies_nfc() && percent::has_non_ascii(input) {
             // NFC applies to the characters the record stands for, so percent-encoded UTF-8
             // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise
@@ -1154,6 +1168,7 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
     let n = Normalizer {
         fast: FastPath::new(&options),
         options,
+        bidi_warnings: false,
     };
     Ok(n.normalize(a)? == n.normalize(b)?)
 }

@@ -710,6 +710,26 @@ fn jsonl_rows_carry_each_records_warnings() {
     assert_eq!(lines[0], "http://a/\thttp://a/\t");
 }
 
+/// A run that shows warnings (jsonl rows, the statistics) checks the bidi rules of RFC
+/// 3987 §4.2; one that does not skips that check, and its keys are the same.
+#[test]
+fn bidi_warnings_are_counted_and_shown_where_a_run_shows_warnings() {
+    // A Hebrew letter then a Latin one in one path segment: a bidi warning.
+    let input = "http://example.com/\u{5D2}a\nhttp://example.com/a\n";
+    let keys = run(&["normalize"], input.as_bytes());
+    assert_eq!(
+        stdout(&keys),
+        "http://example.com/%D7%92a\nhttp://example.com/a\n"
+    );
+    let stats = run(&["normalize", "--stats"], input.as_bytes());
+    assert_eq!(stdout(&stats), stdout(&keys));
+    let count = stderr(&stats);
+    assert!(count.lines().any(|l| l == "warnings     1"), "{count}");
+    let rows = rows(&run(&["normalize", "--output", "jsonl"], input.as_bytes()));
+    assert_eq!(rows[0]["warnings"][0]["kind"], "bidi", "{}", rows[0]);
+    assert_eq!(rows[1]["warnings"], serde_json::json!([]), "{}", rows[1]);
+}
+
 /// Item: with `--unique`, invalid records write nothing, and are still counted and
 /// diagnosed.
 #[test]

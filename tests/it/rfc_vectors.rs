@@ -625,6 +625,18 @@ fn rfc3987_4_2_bidi_components_warn() {
         assert!(bidi("http://example.com/a").is_empty());
         // The fast path refuses what the ladder would warn about.
         assert!(!n.is_canonical_fast(&format!("http://example.com/{gimel}a")));
+        // Without the check: the same key, no bidi warning.
+        let quiet = Normalizer::new(Options::default().with_form(form))
+            .unwrap()
+            .without_bidi_warnings();
+        for s in [
+            format!("http://example.com/{gimel}a"),
+            format!("  http://x/1{gimel}"),
+        ] {
+            let (r, q) = (n.record(&s), quiet.record(&s));
+            assert_eq!((&r.key, &r.error), (&q.key, &q.error), "{s}");
+            assert!(!r.warnings.is_empty() && q.warnings.is_empty(), "{s}");
+        }
     }
 }
 
