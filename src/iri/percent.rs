@@ -222,21 +222,45 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
     out.push_str(&s[copied..]);
 }
 
-/// Skips, from `i`, the bytes that need nothing under `stop`, four at a time: where the
-/// first four that may need something start (or near the end, where one at a time goes on).
+/// Skips, from `i`, the bytes that need nothing under `stop`, eight at a time: where the
+/// first byte that may need something is, or, near the end, where one at a time goes on.
 #[inline(always)]
 fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
-    while i + 4 <= bytes.len() {
-        let t = RECODE_STOP[bytes[i] as usize]
-            | RECODE_STOP[bytes[i + 1] as usize]
-            | RECODE_STOP[bytes[i + 2] as usize]
-            | RECODE_STOP[bytes[i + 3] as usize];
-        if t & stop != 0 {
-            break;
+    while let Some(word) = bytes.get(i..i + 8) {
+        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        let stops = stop_bytes(word, stop);
+        if stops != 0 {
+            return i + (stops.trailing_zeros() / 8) as usize;
         }
-        i += 4;
+        i += 8;
     }
     i
+}
+
+/// Each byte of `w` (eight bytes, the first in the low byte) that [`RECODE_STOP`] marks
+/// with a bit of `stop`, as the high bit of its byte in the result, exactly for the first
+/// such byte (the bytes after it may be marked whether they are such or not). A `%` is
+/// found as a byte that is zero once `%` is taken away by XOR, a non-ASCII byte by its
+/// high bit, an uppercase letter as an ASCII byte that is at least `A` and not above `Z`.
+/// Tested against the table.
+#[inline(always)]
+fn stop_bytes(w: u64, stop: u8) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let pct = w ^ (ONES * u64::from(b'%'));
+    // A zero byte borrows: its high bit is set in the difference, and not in `pct`.
+    let mut stops = pct.wrapping_sub(ONES) & !pct & HIGH;
+    if stop & STOP_HIGH != 0 {
+        stops |= w & HIGH;
+    }
+    if stop & STOP_UPPER != 0 {
+        // On the low seven bits of each byte, no carry leaves a byte.
+        let low = w & !HIGH;
+        let from_a = low + ONES * u64::from(0x80 - b'A');
+        let past_z = low + ONES * u64::from(0x80 - b'Z' - 1);
+        stops |= from_a & !past_z & !w & HIGH;
+    }
+    stops
 }
 
 /// What becomes of a well-formed triplet under a [`Recode`] policy.
@@ -314,6 +338,51 @@ fn recode_triplet(s: &str, i: usize, policy: Recode, out: &mut String) -> usize 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::iri::test_rng::Rng;
+
+    /// Checks [`stop_bytes`] on one word against a scan of [`RECODE_STOP`].
+    fn check_stop_bytes(word: [u8; 8], stop: u8) {
+        let first = word
+            .iter()
+            .position(|&b| RECODE_STOP[usize::from(b)] & stop != 0);
+        let found = stop_bytes(u64::from_le_bytes(word), stop);
+        match first {
+            None => assert_eq!(found, 0, "{word:?} {stop}"),
+            Some(k) => assert_eq!(found.trailing_zeros() / 8, k as u32, "{word:?} {stop}"),
+        }
+    }
+
+    #[test]
+    fn stop_bytes_finds_the_first_byte_the_table_marks() {
+        let stops = [
+            STOP_PCT,
+            STOP_PCT | STOP_HIGH,
+            STOP_PCT | STOP_UPPER,
+            STOP_PCT | STOP_HIGH | STOP_UPPER,
+        ];
+        // The bytes near each edge: `%`, the letters, zero, one, the high bit.
+        let edges = [
+            0x00, 0x01, 0x24, 0x25, 0x26, 0x40, 0x41, 0x5A, 0x5B, 0x61, 0x7A, 0x7F, 0x80, 0x81,
+            0xA4, 0xA5, 0xC1, 0xDA, 0xFF,
+        ];
+        let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+        for stop in stops {
+            // Every byte at every place among quiet bytes.
+            for b in 0..=255u8 {
+                for at in 0..8 {
+                    let mut word = *b"abcdefgh";
+                    word[at] = b;
+                    check_stop_bytes(word, stop);
+                }
+            }
+            // Words of edge bytes, where the borrows and carries of one byte meet the next.
+            for _ in 0..200_000 {
+                let r = rng.next();
+                let word = std::array::from_fn(|k| edges[(r >> (k * 8)) as usize % edges.len()]);
+                check_stop_bytes(word, stop);
+            }
+        }
+    }
 
     fn run(s: &str, p: Recode) -> String {
         let mut out = String::new();
