@@ -9,9 +9,9 @@
 const SHORT: usize = 64;
 
 /// One in every byte of a `u64`.
-const ONES: u64 = 0x0101_0101_0101_0101;
+pub(crate) const ONES: u64 = 0x0101_0101_0101_0101;
 /// The high bit of every byte of a `u64`.
-const HIGHS: u64 = 0x8080_8080_8080_8080;
+pub(crate) const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// The low seven bits of every byte of a `u64`.
 const LOWS: u64 = !HIGHS;
 
@@ -20,7 +20,7 @@ const LOWS: u64 = !HIGHS;
 /// the first may show false matches (the subtraction borrows), so only the lowest set bit
 /// may be read.
 #[inline(always)]
-fn matches(word: u64, needle: u64) -> u64 {
+pub(crate) fn matches(word: u64, needle: u64) -> u64 {
     let x = word ^ needle;
     x.wrapping_sub(ONES) & !x & HIGHS
 }
@@ -34,10 +34,22 @@ fn matches_exactly(word: u64, needle: u64) -> u64 {
     !(((x & LOWS) + LOWS) | x) & HIGHS
 }
 
+/// The ASCII bytes of `word` from `low` to `high` (both ASCII, `low` not zero), as a mask of
+/// their high bits, exactly: on the low seven bits of a byte, adding `0x80 - low` sets the
+/// high bit from `low` up, adding `0x7F - high` from past `high` up, and neither carries
+/// into the next byte.
+#[inline(always)]
+pub(crate) fn ascii_in_range(word: u64, low: u8, high: u8) -> u64 {
+    let bits = word & LOWS;
+    let from_low = bits + ONES * u64::from(0x80 - low);
+    let past_high = bits + ONES * u64::from(0x7F - high);
+    from_low & !past_high & !word & HIGHS
+}
+
 /// The eight bytes at the start of `chunk` (which has at least eight) as a little-endian
 /// word.
 #[inline(always)]
-fn word(chunk: &[u8]) -> u64 {
+pub(crate) fn word(chunk: &[u8]) -> u64 {
     let mut w = [0u8; 8];
     w.copy_from_slice(&chunk[..8]);
     u64::from_le_bytes(w)
@@ -196,7 +208,21 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    /// The high bit of each byte of `w` that is ASCII and from `low` to `high`.
+    fn in_range_reference(w: [u8; 8], low: u8, high: u8) -> u64 {
+        (0..8)
+            .filter(|&k| (low..=high).contains(&w[k]))
+            .fold(0, |m, k| m | 0x80 << (8 * k))
+    }
+
     proptest! {
+        #[test]
+        fn ascii_in_range_is_exact(w: [u8; 8], low in 1u8..0x80, span in 0u8..0x80) {
+            let high = low.saturating_add(span).min(0x7F);
+            let found = ascii_in_range(u64::from_le_bytes(w), low, high);
+            prop_assert_eq!(found, in_range_reference(w, low, high));
+        }
+
         #[test]
         fn find_is_the_first_match(hay in proptest::collection::vec(any::<u8>(), 0..150), a: u8) {
             prop_assert_eq!(find(a, &hay), hay.iter().position(|&c| c == a));

@@ -9,6 +9,7 @@
 //! means (RFC 3986 §2.2, §2.4).
 
 use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar, HEX_UPPER};
+use crate::iri::find;
 
 /// How [`recode`] treats one component.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -226,9 +227,8 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
 /// first byte that may need something is, or, near the end, where one at a time goes on.
 #[inline(always)]
 fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
-    while let Some(word) = bytes.get(i..i + 8) {
-        let word = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        let stops = stop_bytes(word, stop);
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let stops = stop_bytes(find::word(chunk), stop);
         if stops != 0 {
             return i + (stops.trailing_zeros() / 8) as usize;
         }
@@ -237,28 +237,17 @@ fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
     i
 }
 
-/// Each byte of `w` (eight bytes, the first in the low byte) that [`RECODE_STOP`] marks
-/// with a bit of `stop`, as the high bit of its byte in the result, exactly for the first
-/// such byte (the bytes after it may be marked whether they are such or not). A `%` is
-/// found as a byte that is zero once `%` is taken away by XOR, a non-ASCII byte by its
-/// high bit, an uppercase letter as an ASCII byte that is at least `A` and not above `Z`.
-/// Tested against the table.
+/// The bytes of `word` (eight, the first in the low byte) that [`RECODE_STOP`] marks with
+/// a bit of `stop`, as the high bits of a mask, exactly up to the first such byte (above
+/// it, bytes may be marked that are not such). Tested against the table.
 #[inline(always)]
-fn stop_bytes(w: u64, stop: u8) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let pct = w ^ (ONES * u64::from(b'%'));
-    // A zero byte borrows: its high bit is set in the difference, and not in `pct`.
-    let mut stops = pct.wrapping_sub(ONES) & !pct & HIGH;
+fn stop_bytes(word: u64, stop: u8) -> u64 {
+    let mut stops = find::matches(word, find::ONES * u64::from(b'%'));
     if stop & STOP_HIGH != 0 {
-        stops |= w & HIGH;
+        stops |= word & find::HIGHS;
     }
     if stop & STOP_UPPER != 0 {
-        // On the low seven bits of each byte, no carry leaves a byte.
-        let low = w & !HIGH;
-        let from_a = low + ONES * u64::from(0x80 - b'A');
-        let past_z = low + ONES * u64::from(0x80 - b'Z' - 1);
-        stops |= from_a & !past_z & !w & HIGH;
+        stops |= find::ascii_in_range(word, b'A', b'Z');
     }
     stops
 }

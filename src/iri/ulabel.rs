@@ -71,11 +71,7 @@ pub(crate) fn write_kept_forms(
         rest = &rest[dot + 1..];
     };
     // UTS #46 §4.1 V8: in a Bidi domain name, every label holds to the Bidi rule.
-    let ok = ok
-        && (!bidi
-            || host
-                .split('.')
-                .all(|label| holds_bidi_rule(label, &adapter)));
+    let ok = ok && (!bidi || every_label(host, |label| holds_bidi_rule(label, &adapter)));
     if !ok {
         if let (Some(u), Some(len)) = (unicode, marks.0) {
             u.truncate(len);
@@ -83,6 +79,20 @@ pub(crate) fn write_kept_forms(
         ascii.truncate(marks.1);
     }
     ok
+}
+
+/// Whether `f` holds for every label of `host` (the text between its dots).
+fn every_label(host: &str, mut f: impl FnMut(&str) -> bool) -> bool {
+    let mut rest = host;
+    loop {
+        // `.` is ASCII: the cuts are character boundaries.
+        let dot = find(b'.', rest.as_bytes());
+        if !f(&rest[..dot.unwrap_or(rest.len())]) {
+            return false;
+        }
+        let Some(dot) = dot else { return true };
+        rest = &rest[dot + 1..];
+    }
 }
 
 /// [`write_kept_forms`] for one label: `Some` if UTS #46 keeps it as it is (up to the Bidi
