@@ -27,6 +27,8 @@
 #                 input: uppercase scheme and host, default port, "/./"), the default mode
 #   iri-heavy     IRIs with hosts and paths in 28 scripts, raw, percent-encoded and as A-labels
 #                 (benches/make_iri_heavy.py, repeated), the default mode
+#   iri-heavy-iri the same IRIs, --level scheme --form iri (keys with U-labels and
+#                 decoded UTF-8)
 # The programs and modes run under names of their own: irinorm-1t-MODE, irinorm-all-MODE,
 # floor-INPUT and ada-url-INPUT (for the real input: irinorm-1t, irinorm-all, floor, ada-url).
 #

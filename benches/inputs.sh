@@ -13,7 +13,7 @@
 #                 percent-encoded or as A-labels, repeated.
 #
 # Modes (bench_mode_args: the `irinorm normalize` options; bench_mode_input: the input):
-bench_modes_all="uri iri crawler surt jsonl surt-jsonl noncanonical iri-heavy"
+bench_modes_all="uri iri crawler surt jsonl surt-jsonl noncanonical iri-heavy iri-heavy-iri"
 declare -A bench_mode_args=(
     [uri]="--level scheme --form uri"
     [iri]="--level scheme --form iri"
@@ -23,10 +23,11 @@ declare -A bench_mode_args=(
     [surt-jsonl]="--level scheme --form surt --output jsonl"
     [noncanonical]="--level scheme --form uri"
     [iri-heavy]="--level scheme --form uri"
+    [iri-heavy-iri]="--level scheme --form iri"
 )
 declare -A bench_mode_input=(
     [uri]=real [iri]=real [crawler]=real [surt]=real [jsonl]=real [surt-jsonl]=real
-    [noncanonical]=noncanonical [iri-heavy]=iri-heavy
+    [noncanonical]=noncanonical [iri-heavy]=iri-heavy [iri-heavy-iri]=iri-heavy
 )
 declare -A bench_input_about=(
     [real]="real URLs"

@@ -360,10 +360,11 @@ const DNS_LENGTH: DnsLength = DnsLength::VerifyAllowRootDot;
 ///    UTS #46 mapping treats U+002E, U+3002, U+FF0E and U+FF61 all as label separators
 ///    (RFC 3490 §3.1 step 1) and writes them as `.`.
 ///
-///    A host whose labels UTS #46 keeps as they are (valid code points in NFC, none
-///    right-to-left, no joiner, no hyphen first or last, no mark first, `xn--` labels that
-///    decode to such labels) gets its two forms without running it
-///    (`iri::ulabel`, checked against UTS #46 by its tests): the same result.
+///    A host whose labels UTS #46 keeps as they are (valid code points in NFC, no joiner,
+///    no hyphen first or last, no mark first, `xn--` labels that decode to such labels,
+///    and in a Bidi domain name every label holding to the Bidi rule of RFC 5893) gets its
+///    two forms without running it (`iri::ulabel`, checked against UTS #46 by its tests):
+///    the same result.
 /// 5. [`HostForm::Ascii`] appends the _ToASCII_ result; [`HostForm::Unicode`] appends the
 ///    _ToUnicode_ result, but only if every character of it may stand raw in an `ireg-name`
 ///    (`iunreserved`, RFC 3987 §2.2: ASCII unreserved or `ucschar`, and not a bidi
@@ -378,7 +379,7 @@ pub fn dns_host(host: &str, form: HostForm, out: &mut String) -> Result<(), Idna
     if write_valid_ldh_host(host, out) {
         return Ok(());
     }
-    dns_host_slow(host, form, out, None)
+    dns_host_slow(host, form, out, None).map(|_| ())
 }
 
 /// [`dns_host`] in [`HostForm::Unicode`], which also appends the [`HostForm::Ascii`] form
@@ -389,12 +390,7 @@ pub fn dns_host_with_ascii(
     out: &mut String,
     ascii: &mut String,
 ) -> Result<(), IdnaFailure> {
-    let start = out.len();
-    if host.is_empty() || write_valid_ldh_host(host, out) {
-        ascii.push_str(&out[start..]);
-        return Ok(());
-    }
-    dns_host_slow(host, HostForm::Unicode, out, Some(ascii))
+    dns_host_forms(host, out, ascii).map(|_| ())
 }
 
 /// Appends the host as the optional ToASCII step of RFC 3987 §3.1 writes it (`to_uri` with
@@ -547,6 +543,30 @@ fn is_ldh_label_shape(label: &[u8]) -> bool {
         && !(n >= 4 && label[2] == b'-' && label[3] == b'-')
 }
 
+/// How a host's forms were made ([`dns_host_forms`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Origin {
+    /// Its labels are kept as they are (an LDH host, or [`ulabel`]): each form gives the
+    /// other back, label by label (an A-label is the Punycode of its U-label, one to one).
+    Kept,
+    /// UTS #46 made them.
+    Uts46,
+}
+
+/// [`dns_host_with_ascii`], telling how the forms were made.
+pub(crate) fn dns_host_forms(
+    host: &str,
+    out: &mut String,
+    ascii: &mut String,
+) -> Result<Origin, IdnaFailure> {
+    let start = out.len();
+    if host.is_empty() || write_valid_ldh_host(host, out) {
+        ascii.push_str(&out[start..]);
+        return Ok(Origin::Kept);
+    }
+    dns_host_slow(host, HostForm::Unicode, out, Some(ascii))
+}
+
 /// The slow path of [`dns_host`]: percent-decoding, UTS #46, length and `ireg-name` checks.
 /// With `want_ascii`, the ASCII form is appended there too (on success only).
 fn dns_host_slow(
@@ -554,9 +574,9 @@ fn dns_host_slow(
     form: HostForm,
     out: &mut String,
     want_ascii: Option<&mut String>,
-) -> Result<(), IdnaFailure> {
+) -> Result<Origin, IdnaFailure> {
     if host.is_empty() {
-        return Ok(());
+        return Ok(Origin::Kept);
     }
     let decoded;
     let text: &str = if memchr::memchr(b'%', host.as_bytes()).is_some() {
@@ -568,22 +588,28 @@ fn dns_host_slow(
     };
 
     let start = out.len();
-    let mut ascii_side = String::new();
+    // The ToASCII form goes to `ascii_side` (the caller's buffer if it wants it) where `out`
+    // gets the ToUnicode one.
+    let wants_ascii = want_ascii.is_some();
+    let mut own = String::new();
+    let ascii_side = want_ascii.unwrap_or(&mut own);
+    let mark = ascii_side.len();
     // The host's two forms where its labels are what UTS #46 makes of them (most hosts);
-    // UTS #46 itself for the others. `ascii_side` gets the ToASCII form when `out` gets
-    // the ToUnicode one.
+    // UTS #46 itself for the others.
     let kept = match form {
         HostForm::Ascii => ulabel::write_kept_forms(text, None, out),
-        HostForm::Unicode => ulabel::write_kept_forms(text, Some(out), &mut ascii_side),
+        HostForm::Unicode => ulabel::write_kept_forms(text, Some(out), ascii_side),
     };
-    let ok = kept || uts46(text, form, out, &mut ascii_side);
+    let ok = kept || uts46(text, form, out, ascii_side);
+    // `ascii_side` is written only where `out` got the ToUnicode form, and not always then
+    // (UTS #46 leaves it alone where that form is ASCII): otherwise what `out` got is the
+    // ToASCII form itself.
+    let ascii_written = ascii_side.len() > mark;
     let ok = ok && {
-        // `ascii_side` is filled only when `out` got non-ASCII (Unicode) output; otherwise
-        // what `out` got is the ToASCII form itself.
-        let ascii = if ascii_side.is_empty() {
-            &out[start..]
+        let ascii = if ascii_written {
+            &ascii_side[mark..]
         } else {
-            ascii_side.as_str()
+            &out[start..]
         };
         (DNS_LENGTH == DnsLength::Ignore
             || verify_dns_length(ascii, DNS_LENGTH == DnsLength::VerifyAllowRootDot))
@@ -591,16 +617,13 @@ fn dns_host_slow(
     };
     if !ok {
         out.truncate(start);
+        ascii_side.truncate(mark);
         return Err(IdnaFailure);
     }
-    if let Some(a) = want_ascii {
-        a.push_str(if ascii_side.is_empty() {
-            &out[start..]
-        } else {
-            &ascii_side
-        });
+    if wants_ascii && !ascii_written {
+        ascii_side.push_str(&out[start..]);
     }
-    Ok(())
+    Ok(if kept { Origin::Kept } else { Origin::Uts46 })
 }
 
 /// UTS #46 processing of `text` (steps 4 and 5 of [`dns_host`]): `form` appended to
@@ -714,7 +737,7 @@ mod tests {
         if r.is_err() {
             assert_eq!(out, "x");
         }
-        r.map(|()| out[1..].to_string())
+        r.map(|_| out[1..].to_string())
     }
 
     fn ascii(h: &str) -> Result<String, IdnaFailure> {
@@ -837,6 +860,41 @@ mod tests {
 
     fn unicode(h: &str) -> Result<String, IdnaFailure> {
         host(h, HostForm::Unicode)
+    }
+
+    /// Where the forms come from labels kept as they are, each form gives the other back:
+    /// the `iri` key leans on that and skips the check it makes of UTS #46's forms.
+    #[test]
+    fn kept_forms_give_each_other_back() {
+        let mut hosts = varied_hosts();
+        hosts.extend(
+            [
+                "bücher.de",
+                "xn--bcher-kva.de",
+                "מילון.il",
+                "xn--4dbrk0ce.xn--4dbrk0ce",
+                "مصر.xn--wgbh1c",
+                "%D7%9E%D7%99%D7%9C%D7%95%D7%9F.il",
+                "例え.テスト",
+                "Bücher.de",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
+        let (mut kept, mut processed) = (0, 0);
+        for h in &hosts {
+            let (mut u, mut a) = (String::new(), String::new());
+            match dns_host_forms(h, &mut u, &mut a) {
+                Ok(Origin::Kept) => {
+                    kept += 1;
+                    assert_eq!(ascii(&u), Ok(a.clone()), "{h:?}");
+                    assert_eq!(unicode(&a), Ok(u.clone()), "{h:?}");
+                }
+                Ok(Origin::Uts46) => processed += 1,
+                Err(_) => {}
+            }
+        }
+        assert!(kept > 5 && processed > 0, "{kept} {processed}");
     }
 
     #[test]

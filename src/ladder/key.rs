@@ -4,7 +4,7 @@
 //! [`crate::iri::scheme::SCHEMES`], the table the fast path reads too.
 
 use crate::iri::error::{Warning, WarningKind};
-use crate::iri::host::{self, HostForm};
+use crate::iri::host::{self, HostForm, Origin};
 use crate::iri::parse::{Component, HostKind, IriRef};
 use crate::iri::path;
 use crate::iri::percent::{self, Recode};
@@ -323,10 +323,13 @@ fn write_scheme_path(
 /// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
 fn write_unicode_host(h: &str, out: &mut String) -> bool {
     let start = out.len();
-    // One run of UTS #46 gives both forms of the host.
-    let mut ascii = String::new();
-    if host::dns_host_with_ascii(h, out, &mut ascii).is_ok() {
-        if out[start..].is_ascii() {
+    // One run of UTS #46 gives both forms of the host. The A-label form is at most about
+    // twice as long as the host's text (`xn--` and Punycode for each label): one
+    // allocation, not a few as it grows.
+    let mut ascii = String::with_capacity(2 * h.len() + 8);
+    if let Ok(origin) = host::dns_host_forms(h, out, &mut ascii) {
+        // Forms of labels kept as they are map to each other by construction.
+        if origin == Origin::Kept || out[start..].is_ascii() {
             return true;
         }
         let mut back = String::new();
