@@ -101,15 +101,21 @@ fn write_uri(
 /// The input may already hold non-ASCII characters (every URI is an IRI); they are kept.
 pub fn to_iri(uri: &str) -> Result<Cow<'_, str>, Error> {
     let view = IriRef::parse(uri)?;
+    Ok(iri_of(&view))
+}
+
+/// [`to_iri`] of a reference parsed already.
+pub(crate) fn iri_of<'a>(view: &IriRef<'a>) -> Cow<'a, str> {
+    let uri = view.as_str();
     if !uri.contains('%') {
-        return Ok(Cow::Borrowed(uri));
+        return Cow::Borrowed(uri);
     }
     let mut out = String::with_capacity(uri.len());
-    write_iri(&view, &mut out);
+    write_iri(view, &mut out);
     if out == uri {
-        Ok(Cow::Borrowed(uri))
+        Cow::Borrowed(uri)
     } else {
-        Ok(Cow::Owned(out))
+        Cow::Owned(out)
     }
 }
 

@@ -261,6 +261,14 @@ fn bidi_rule(mut chars: impl DoubleEndedIterator<Item = char>, adapter: &Adapter
     ltr || !(european && arabic)
 }
 
+/// Whether `c` is known to be _simple_ (Canonical_Combining_Class 0 and NFC_Quick_Check
+/// _yes_): ASCII, or a simple code point of [`KEPT`]. A text of such characters is in NFC
+/// (UAX #15 §9), whatever their order; `false` says nothing.
+#[inline]
+pub(crate) fn is_simple(c: char) -> bool {
+    c.is_ascii() || kept_char(c) == Some(true)
+}
+
 /// Whether `c` may stand in a kept label (`a-z`, `0-9`, `-`, or a code point of
 /// [`KEPT`]), and if so whether it is simple (see [`KEPT`]). The Basic Multilingual Plane,
 /// where nearly every label lives, is answered from two bitmaps made of [`KEPT`] at compile
@@ -323,6 +331,16 @@ mod tests {
         let letter = if rtl { '\u{5D0}' } else { 'a' };
         let text = format!("{letter}{c}{letter}");
         uts46(&text, true).is_some_and(|unicode| unicode == text)
+    }
+
+    #[test]
+    fn simple_characters_are_in_nfc_alone_and_after_any_other() {
+        for c in (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_simple(c))
+        {
+            assert!(simple(c), "U+{:04X}", c as u32);
+        }
     }
 
     #[test]

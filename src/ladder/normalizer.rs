@@ -995,12 +995,15 @@ impl Normalizer {
             // NFC applies to the characters the record stands for, so percent-encoded UTF-8
             // is decoded first (RFC 3987 §3.2) and normalized with the raw text; otherwise
             // an IRI-form key, which shows those characters raw, would not be stable.
-            let decoded = crate::iri::convert::to_iri(input)?;
+            let decoded = crate::iri::convert::iri_of(&view);
             if !decoded.is_ascii() {
                 nfc.clear();
                 nfc_between_delimiters(&decoded, nfc);
                 note(trace, "record", "nfc", input, nfc);
-                view = IriRef::parse(nfc)?;
+                // A record that neither step changed is parsed already.
+                if *nfc != *input {
+                    view = IriRef::parse(nfc)?;
+                }
             }
         }
         if view.is_absolute() {
