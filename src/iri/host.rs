@@ -546,7 +546,8 @@ fn is_ldh_label_shape(label: &[u8]) -> bool {
 /// How a host's forms were made ([`dns_host_forms`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Origin {
-    /// Its labels are kept as they are (an LDH host, or [`ulabel`]): each form gives the
+    /// Its labels are what UTS #46 makes of them without running it: the empty host, an
+    /// LDH host (lowercased), or labels [`ulabel`] keeps as they are. Each form gives the
     /// other back, label by label (an A-label is the Punycode of its U-label, one to one).
     Kept,
     /// UTS #46 made them.

@@ -238,10 +238,12 @@ fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
 }
 
 /// The bytes of `word` (eight, the first in the low byte) that [`RECODE_STOP`] marks with
-/// a bit of `stop`, as the high bits of a mask, exactly up to the first such byte (above
-/// it, bytes may be marked that are not such). Tested against the table.
+/// a bit of `stop`, which holds [`STOP_PCT`] (every policy stops at `%`), as the high bits
+/// of a mask, exactly up to the first such byte (above it, bytes may be marked that are
+/// not such). Tested against the table.
 #[inline(always)]
 fn stop_bytes(word: u64, stop: u8) -> u64 {
+    debug_assert!(stop & STOP_PCT != 0);
     let mut stops = find::matches(word, find::ONES * u64::from(b'%'));
     if stop & STOP_HIGH != 0 {
         stops |= word & find::HIGHS;

@@ -323,9 +323,9 @@ fn write_scheme_path(
 /// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
 fn write_unicode_host(h: &str, out: &mut String) -> bool {
     let start = out.len();
-    // One run of UTS #46 gives both forms of the host. The A-label form is at most about
-    // twice as long as the host's text (`xn--` and Punycode for each label): one
-    // allocation, not a few as it grows.
+    // One run of UTS #46 gives both forms of the host. The A-label form is seldom more
+    // than twice as long as the host's text (`xn--` and Punycode for each label): sized
+    // for that, most hosts take one allocation, not a few as it grows.
     let mut ascii = String::with_capacity(2 * h.len() + 8);
     if let Ok(origin) = host::dns_host_forms(h, out, &mut ascii) {
         // Forms of labels kept as they are map to each other by construction.
