@@ -54,22 +54,18 @@ pub(crate) fn write_kept_forms(
 ) -> bool {
     let marks = (unicode.as_deref().map(String::len), ascii.len());
     let adapter = Adapter::new();
-    let (mut rest, mut bidi) = (host, false);
-    let ok = loop {
-        // `.` is ASCII: the cuts are character boundaries.
-        let dot = find(b'.', rest.as_bytes());
-        let label = &rest[..dot.unwrap_or(rest.len())];
-        match write_label(label, &adapter, unicode.as_deref_mut(), ascii) {
-            Some(right_to_left) => bidi |= right_to_left,
-            None => break false,
+    let (mut first, mut bidi) = (true, false);
+    let ok = every_label(host, |label| {
+        if !std::mem::take(&mut first) {
+            if let Some(u) = unicode.as_deref_mut() {
+                u.push('.');
+            }
+            ascii.push('.');
         }
-        let Some(dot) = dot else { break true };
-        if let Some(u) = unicode.as_deref_mut() {
-            u.push('.');
-        }
-        ascii.push('.');
-        rest = &rest[dot + 1..];
-    };
+        let kept = write_label(label, &adapter, unicode.as_deref_mut(), ascii);
+        bidi |= kept == Some(true);
+        kept.is_some()
+    });
     // UTS #46 §4.1 V8: in a Bidi domain name, every label holds to the Bidi rule.
     let ok = ok && (!bidi || every_label(host, |label| holds_bidi_rule(label, &adapter)));
     if !ok {
@@ -334,7 +330,7 @@ mod tests {
     }
 
     #[test]
-    fn simple_characters_are_in_nfc_alone_and_after_any_other() {
+    fn simple_characters_have_class_0_and_nfc_quick_check_yes() {
         for c in (0..=0x10FFFF)
             .filter_map(char::from_u32)
             .filter(|&c| is_simple(c))

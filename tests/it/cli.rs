@@ -711,7 +711,8 @@ fn jsonl_rows_carry_each_records_warnings() {
 }
 
 /// A run that shows warnings (jsonl rows, the statistics) checks the bidi rules of RFC
-/// 3987 §4.2; one that does not skips that check, and its keys are the same.
+/// 3987 §4.2 and shows what it finds; one that does not (which leaves the check out) writes
+/// the same keys.
 #[test]
 fn bidi_warnings_are_counted_and_shown_where_a_run_shows_warnings() {
     // A Hebrew letter then a Latin one in one path segment: a bidi warning.
