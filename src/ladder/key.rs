@@ -36,18 +36,20 @@ impl<'o> KeyWriter<'o> {
     }
 
     /// Writes the key of a parsed, valid reference at the syntax or scheme rung.
+    /// `scratch` is a buffer the writer reuses, so that a record takes no allocation of its
+    /// own: for the `iri` form's A-label side of a host, then for the path.
     pub(crate) fn write_key(
         &self,
         view: &IriRef<'_>,
         out: &mut String,
-        path_scratch: &mut String,
+        scratch: &mut String,
         trace: &mut Tracer<'_>,
     ) {
         let rule = self.write_scheme(view, out, trace);
         if view.authority().is_some() {
-            self.write_authority(view, rule, out, trace);
+            self.write_authority(view, rule, out, scratch, trace);
         }
-        self.write_path(view, rule, out, path_scratch, trace);
+        self.write_path(view, rule, out, scratch, trace);
         if let Some(q) = view.query() {
             out.push('?');
             let start = out.len();
@@ -99,6 +101,7 @@ impl<'o> KeyWriter<'o> {
         view: &IriRef<'_>,
         rule: Option<&SchemeRule>,
         out: &mut String,
+        scratch: &mut String,
         trace: &mut Tracer<'_>,
     ) {
         out.push_str("//");
@@ -108,7 +111,7 @@ impl<'o> KeyWriter<'o> {
             note(trace, "userinfo", "percent-encoding", u, &out[start..]);
             out.push('@');
         }
-        self.write_host(view, rule, out, trace);
+        self.write_host(view, rule, out, scratch, trace);
         match view.port() {
             None => {}
             Some("") => note(trace, "port", "empty-port", ":", ""),
@@ -137,12 +140,13 @@ impl<'o> KeyWriter<'o> {
         view: &IriRef<'_>,
         rule: Option<&SchemeRule>,
         out: &mut String,
+        scratch: &mut String,
         trace: &mut Tracer<'_>,
     ) {
         let h = view.host().unwrap_or("");
         let start = out.len();
         match view.host_kind() {
-            HostKind::RegName => self.write_reg_name(view, rule, out, trace),
+            HostKind::RegName => self.write_reg_name(view, rule, out, scratch, trace),
             HostKind::Ipv4 => out.push_str(h),
             HostKind::Ipv6 => {
                 let inner = &h[1..h.len() - 1];
@@ -174,11 +178,13 @@ impl<'o> KeyWriter<'o> {
         view: &IriRef<'_>,
         rule: Option<&SchemeRule>,
         out: &mut String,
+        scratch: &mut String,
         trace: &mut Tracer<'_>,
     ) {
         let h = view.host().unwrap_or("");
         let start = out.len();
-        let idna_done = rule.is_some_and(|r| r.dns_host) && self.write_dns_host(view, out, trace);
+        let idna_done =
+            rule.is_some_and(|r| r.dns_host) && self.write_dns_host(view, out, scratch, trace);
         if !idna_done {
             // RFC 3987 §5.3.2.1: only a host that is US-ASCII once decoded is lowercased
             // here; the scheme rung's IDNA handles the others.
@@ -201,7 +207,13 @@ impl<'o> KeyWriter<'o> {
 
     /// A DNS host through IDNA, in the key's form; `false`, with nothing written and a
     /// warning noted, when IDNA rejects it.
-    fn write_dns_host(&self, view: &IriRef<'_>, out: &mut String, trace: &mut Tracer<'_>) -> bool {
+    fn write_dns_host(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        scratch: &mut String,
+        trace: &mut Tracer<'_>,
+    ) -> bool {
         let h = view.host().unwrap_or("");
         let start = out.len();
         // A valid LDH host is its own A-label and U-label form: lowercased, without UTS #46
@@ -209,7 +221,7 @@ impl<'o> KeyWriter<'o> {
         let ok = (view.host_is_ldh_bytes() && host::write_ldh_host(h, out))
             || match self.options.form {
                 Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, out).is_ok(),
-                Form::Iri => write_unicode_host(h, out),
+                Form::Iri => write_unicode_host(h, out, scratch),
             };
         if ok {
             note(trace, "host", "idna", h, &out[start..]);
@@ -321,24 +333,23 @@ fn write_scheme_path(
 /// rejects, such as `xn--xn---epa`, which decodes to `xn--é`: a label that starts with
 /// `xn--` but is not ASCII (RFC 5891 §4.2.3.1 forbids `--` in the third and fourth
 /// positions of a U-label). Returns `false`, with nothing appended, when both forms fail.
-fn write_unicode_host(h: &str, out: &mut String) -> bool {
+/// `ascii` is scratch: it gets the A-label form.
+fn write_unicode_host(h: &str, out: &mut String, ascii: &mut String) -> bool {
     let start = out.len();
-    // One run of UTS #46 gives both forms of the host. The A-label form is seldom more
-    // than twice as long as the host's text (`xn--` and Punycode for each label): sized
-    // for that, most hosts take one allocation, not a few as it grows.
-    let mut ascii = String::with_capacity(2 * h.len() + 8);
-    if let Ok(origin) = host::dns_host_forms(h, out, &mut ascii) {
+    // One run of UTS #46 gives both forms of the host.
+    ascii.clear();
+    if let Ok(origin) = host::dns_host_forms(h, out, ascii) {
         // Forms of labels kept as they are map to each other by construction.
         if origin == Origin::Kept || out[start..].is_ascii() {
             return true;
         }
         let mut back = String::new();
-        if host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok() && ascii == back {
+        if host::dns_host(&out[start..], HostForm::Ascii, &mut back).is_ok() && *ascii == back {
             return true;
         }
         out.truncate(start);
         // The A-label form, which the same run found valid.
-        out.push_str(&ascii);
+        out.push_str(ascii);
         return true;
     }
     host::dns_host(h, HostForm::Ascii, out).is_ok()

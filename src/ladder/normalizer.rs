@@ -63,7 +63,8 @@ struct Texts {
 /// The buffers of writing a key.
 #[derive(Default)]
 struct KeyBuffers {
-    /// A path after percent-encoding normalization, before dot removal.
+    /// The key writer's scratch ([`KeyWriter::write_key`]): the A-label form of an `iri`
+    /// key's host, then a path after percent-encoding normalization, before dot removal.
     path: String,
     /// The scheme-rung key, before protocol rules or the SURT transform.
     key: String,
