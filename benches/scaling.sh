@@ -33,6 +33,13 @@
 #                    the mode's finished output (written once to a file beside the inputs,
 #                    3 to 4 times the input's size for jsonl) copied into a pipe read by
 #                    `wc -l` by `cat`, against irinorm making it into the same pipe
+#   SCALING_CONTROL  1: also, per mode, whether the CPU time that more threads add is the
+#                    engine's or the machine's: the input cut into N parts of whole lines
+#                    (N the most threads), N one-thread processes over them at once,
+#                    against one process of N threads over the whole input (CPU s, user +
+#                    system, both with output to /dev/null). Where the processes take as
+#                    much CPU as the threads, the growth over one thread is the machine's
+#                    (its cores run slower when all are busy), not the engine's
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -185,6 +192,34 @@ if [ "${SCALING_CEILING:-0}" = 1 ]; then
             printf "| %s | %d | %.3f | %.3f | %.3f |\n", m, b, c, o, f }'
         rm -f "$rows"
     done
+    echo
+fi
+
+if [ "${SCALING_CONTROL:-0}" = 1 ]; then
+    echo "| mode | 1 thread CPU s | $max_threads one-thread processes CPU s | 1 process of $max_threads threads CPU s | threads / processes |"
+    echo "|---|---:|---:|---:|---:|"
+    parts=$inputs/.parts
+    cut_for=""
+    for m in $modes; do
+        i=${bench_mode_input[$m]}
+        if [ "$cut_for" != "$i" ]; then
+            rm -rf "$parts" && mkdir -p "$parts"
+            split -n "l/$max_threads" -d -a 3 "$inputs/$i.txt" "$parts/p"
+            cut_for=$i
+        fi
+        read -r -a args <<<"${bench_mode_args[$m]}"
+        procs=()
+        ours=()
+        for _ in $(seq "$runs"); do
+            procs+=("$(time_null bash -c 'for p in "$@"; do "$0" normalize --threads 1 '"${bench_mode_args[$m]}"' "$p" >/dev/null 2>&1 & done; wait' \
+                "$bin_dir/irinorm" "$parts"/p* | awk '{ print $2 }')")
+            ours+=("$(time_null "$bin_dir/irinorm" normalize --threads "$max_threads" "${args[@]}" "$inputs/$i.txt" | awk '{ print $2 }')")
+        done
+        awk -v m="$m" -v one="${cpu[$m,1]}" -v p="$(printf '%s\n' "${procs[@]}" | median)" \
+            -v o="$(printf '%s\n' "${ours[@]}" | median)" 'BEGIN {
+            printf "| %s | %.3f | %.3f | %.3f | %.3f |\n", m, one, p, o, (p > 0 ? o / p : 0) }'
+    done
+    rm -rf "$parts"
     echo
 fi
 
