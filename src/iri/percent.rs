@@ -202,7 +202,12 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
             continue;
         }
         if b == b'%' && keeps_triplet(bytes, i, policy) {
+            // Triplets come in runs (the octets of a character, of a word): the next is
+            // looked at here rather than after a skip that would stop at it at once.
             i += 3;
+            while bytes.get(i) == Some(&b'%') && keeps_triplet(bytes, i, policy) {
+                i += 3;
+            }
             continue;
         }
         out.push_str(&s[copied..i]);
