@@ -17,6 +17,7 @@
 
 use crate::iri::chars;
 use crate::iri::find::{find, positions2};
+use crate::iri::percent::triplet_at;
 use crate::iri::ulabel;
 use idna::uts46::{verify_dns_length, AsciiDenyList, DnsLength, ErrorPolicy, Hyphens, Uts46};
 
@@ -579,11 +580,19 @@ fn dns_host_slow(
     if host.is_empty() {
         return Ok(Origin::Kept);
     }
-    let decoded;
+    // Decoded text is never longer than its encoding: a host of DNS length decodes on the
+    // stack.
+    let (mut stack, mut heap) = ([0u8; 256], Vec::new());
     let text: &str = if memchr::memchr(b'%', host.as_bytes()).is_some() {
-        decoded = percent_decode(host.as_bytes()).ok_or(IdnaFailure)?;
+        let buf = if host.len() <= stack.len() {
+            &mut stack[..]
+        } else {
+            heap.resize(host.len(), 0);
+            &mut heap[..]
+        };
+        let decoded = percent_decode(host.as_bytes(), buf).ok_or(IdnaFailure)?;
         // `process` checks UTF-8 itself, but an early check keeps the contract obvious.
-        std::str::from_utf8(&decoded).map_err(|_| IdnaFailure)?
+        std::str::from_utf8(decoded).map_err(|_| IdnaFailure)?
     } else {
         host
     };
@@ -664,23 +673,21 @@ fn allowed_in_ireg_name(c: char) -> bool {
     }
 }
 
-/// Decodes every `%XX` (either hex case) in `b`; `None` if a `%` is not followed by two hex
-/// digits.
-fn percent_decode(b: &[u8]) -> Option<Vec<u8>> {
-    let mut v = Vec::with_capacity(b.len());
-    let mut i = 0;
+/// Decodes every `%XX` (either hex case) in `b` into `buf`, which is at least as long as
+/// `b`: the decoded bytes, or `None` if a `%` is not followed by two hex digits.
+fn percent_decode<'b>(b: &[u8], buf: &'b mut [u8]) -> Option<&'b [u8]> {
+    let (mut i, mut n) = (0, 0);
     while i < b.len() {
-        if b[i] == b'%' {
-            let hi = chars::hex_value(*b.get(i + 1)?)?;
-            let lo = chars::hex_value(*b.get(i + 2)?)?;
-            v.push(hi << 4 | lo);
+        buf[n] = if b[i] == b'%' {
             i += 3;
+            triplet_at(b, i - 3)?
         } else {
-            v.push(b[i]);
             i += 1;
-        }
+            b[i - 1]
+        };
+        n += 1;
     }
-    Some(v)
+    Some(&buf[..n])
 }
 
 #[cfg(test)]

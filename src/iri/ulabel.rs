@@ -24,7 +24,7 @@
 //!   that is not ASCII (lowercase Punycode decodes one to one, so the A-label is that
 //!   label's own);
 //! * where a label (decoded) holds a right-to-left character, every label of the host
-//!   passes the Bidi rule ([`holds_bidi_rule`]).
+//!   passes the Bidi rule ([`bidi_rule`]).
 //!
 //! Such a host is its own U-label form but for its A-labels, which are written decoded; its
 //! A-label form has each non-ASCII label as `xn--` and its Punycode. Every other host (an
@@ -54,7 +54,7 @@ pub(crate) fn write_kept_forms(
 ) -> bool {
     let marks = (unicode.as_deref().map(String::len), ascii.len());
     let adapter = Adapter::new();
-    let (mut first, mut bidi) = (true, false);
+    let (mut first, mut bidi, mut a_labels_hold) = (true, false, true);
     let ok = every_label(host, |label| {
         if !std::mem::take(&mut first) {
             if let Some(u) = unicode.as_deref_mut() {
@@ -62,12 +62,21 @@ pub(crate) fn write_kept_forms(
             }
             ascii.push('.');
         }
-        let kept = write_label(label, &adapter, unicode.as_deref_mut(), ascii);
-        bidi |= kept == Some(true);
-        kept.is_some()
+        let Some(kept) = write_label(label, &adapter, unicode.as_deref_mut(), ascii) else {
+            return false;
+        };
+        bidi |= kept.right_to_left;
+        a_labels_hold &= kept.holds_bidi_rule;
+        true
     });
-    // UTS #46 §4.1 V8: in a Bidi domain name, every label holds to the Bidi rule.
-    let ok = ok && (!bidi || every_label(host, |label| holds_bidi_rule(label, &adapter)));
+    // UTS #46 §4.1 V8: in a Bidi domain name, every label holds to the Bidi rule (the
+    // A-labels were held to it as they were decoded).
+    let ok = ok
+        && (!bidi
+            || a_labels_hold
+                && every_label(host, |label| {
+                    label.starts_with("xn--") || bidi_rule(label.chars(), &adapter)
+                }));
     if !ok {
         if let (Some(u), Some(len)) = (unicode, marks.0) {
             u.truncate(len);
@@ -91,14 +100,34 @@ fn every_label(host: &str, mut f: impl FnMut(&str) -> bool) -> bool {
     }
 }
 
+/// What [`write_label`] found of a label UTS #46 keeps as it is (up to the Bidi rule).
+struct KeptLabel {
+    /// It holds a right-to-left character: the host is a Bidi domain name.
+    right_to_left: bool,
+    /// `false` for an A-label whose decoded characters break the Bidi rule (which matters
+    /// only in a Bidi domain name), told as it is decoded so that it is not decoded twice;
+    /// `true` for every other label.
+    holds_bidi_rule: bool,
+}
+
+impl KeptLabel {
+    /// A label that is not an A-label.
+    fn plain(right_to_left: bool) -> KeptLabel {
+        KeptLabel {
+            right_to_left,
+            holds_bidi_rule: true,
+        }
+    }
+}
+
 /// [`write_kept_forms`] for one label: `Some` if UTS #46 keeps it as it is (up to the Bidi
-/// rule), telling whether it holds a right-to-left character; `None` otherwise.
+/// rule); `None` otherwise.
 fn write_label(
     label: &str,
     adapter: &Adapter,
     unicode: Option<&mut String>,
     ascii: &mut String,
-) -> Option<bool> {
+) -> Option<KeptLabel> {
     if label.is_ascii() {
         let b = label.as_bytes();
         if let Some(payload) = b.strip_prefix(b"xn--") {
@@ -111,7 +140,7 @@ fn write_label(
             u.push_str(label);
         }
         ascii.push_str(label);
-        return Some(false);
+        return Some(KeptLabel::plain(false));
     }
     let mut buf = ['\0'; MAX_DECODED];
     let mut n = 0;
@@ -128,7 +157,7 @@ fn write_label(
         u.push_str(label);
     }
     ascii.push_str("xn--");
-    punycode::encode(chars, ascii).then_some(right_to_left)
+    punycode::encode(chars, ascii).then_some(KeptLabel::plain(right_to_left))
 }
 
 /// [`write_label`] for an A-label (`xn--` and `payload`): kept if it decodes to a kept
@@ -139,7 +168,7 @@ fn write_a_label(
     adapter: &Adapter,
     unicode: Option<&mut String>,
     ascii: &mut String,
-) -> Option<bool> {
+) -> Option<KeptLabel> {
     let mut buf = ['\0'; MAX_DECODED];
     let n = punycode::decode(payload, &mut buf)?;
     let chars = &buf[..n];
@@ -157,7 +186,10 @@ fn write_a_label(
         u.extend(chars);
     }
     ascii.push_str(label);
-    Some(right_to_left)
+    Some(KeptLabel {
+        right_to_left,
+        holds_bidi_rule: bidi_rule(chars.iter().copied(), adapter),
+    })
 }
 
 /// Whether `b`, an ASCII label that does not start with `xn--`, is one UTS #46 keeps: `a-z`,
@@ -206,22 +238,12 @@ fn is_right_to_left(c: char, adapter: &Adapter) -> bool {
     adapter.bidi_class(c).to_mask().intersects(RTL_MASK)
 }
 
-/// Whether a label of a kept host holds to the Bidi rule of RFC 5893 §2, an A-label once
-/// decoded: it starts with a character of Bidi_Class L (a left-to-right label) or R or AL
-/// (a right-to-left one); its other characters are of the classes its direction allows;
-/// its last character that is not a non-spacing mark ends it as its direction allows; and
-/// a right-to-left label does not hold both European (EN) and Arabic (AN) digits.
-fn holds_bidi_rule(label: &str, adapter: &Adapter) -> bool {
-    let Some(payload) = label.strip_prefix("xn--") else {
-        return bidi_rule(label.chars(), adapter);
-    };
-    // A kept host's A-labels decode (they were kept by `write_a_label`).
-    let mut buf = ['\0'; MAX_DECODED];
-    punycode::decode(payload.as_bytes(), &mut buf)
-        .is_some_and(|n| bidi_rule(buf[..n].iter().copied(), adapter))
-}
-
-/// [`holds_bidi_rule`] for a label's characters.
+/// Whether a label of a kept host, as its characters (an A-label's decoded), holds to the
+/// Bidi rule of RFC 5893 §2: it starts with a character of Bidi_Class L (a left-to-right
+/// label) or R or AL (a right-to-left one); its other characters are of the classes its
+/// direction allows; its last character that is not a non-spacing mark ends it as its
+/// direction allows; and a right-to-left label does not hold both European (EN) and Arabic
+/// (AN) digits.
 fn bidi_rule(mut chars: impl DoubleEndedIterator<Item = char>, adapter: &Adapter) -> bool {
     let Some(first) = chars.next().map(|c| adapter.bidi_class(c)) else {
         return false;
