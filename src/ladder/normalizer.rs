@@ -49,19 +49,6 @@ struct Scratch {
     key: KeyBuffers,
     /// The record after the lenient repairs.
     repaired: String,
-    /// The caller reads the record's warnings: the bidi check of RFC 3987 §4.2, whose only
-    /// result is warnings, runs (where the normalizer has it at all).
-    reads_warnings: bool,
-}
-
-/// What [`Normalizer::prepared`] is asked for besides the key.
-#[derive(Clone, Copy)]
-struct Ask {
-    /// Ask the fast path about the raw record: it was not asked yet, or its answer there
-    /// was not the key.
-    fast: bool,
-    /// The caller reads the warnings ([`Scratch::reads_warnings`]).
-    warnings: bool,
 }
 
 /// The texts a record may be re-read from.
@@ -182,10 +169,7 @@ impl Normalizer {
             repair,
             &mut out,
             &mut Notes::default(),
-            Ask {
-                fast: self.rewrites(),
-                warnings: false,
-            },
+            self.rewrites(),
         )?;
         if out == raw {
             Ok(Cow::Borrowed(raw))
@@ -197,7 +181,7 @@ impl Normalizer {
     /// Normalizes one raw record, appending the key to `out` (which is not cleared, so one
     /// buffer can collect many keys). On error, `out` is left as it was.
     pub fn normalize_into(&self, raw: &str, out: &mut String) -> Result<(), Error> {
-        self.record_into(raw, out, &mut Notes::default(), false)
+        self.normalize_record_into(raw, out, &mut Notes::default())
     }
 
     /// The record entry point that every other one goes through, the command line's and the
@@ -215,28 +199,19 @@ impl Normalizer {
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
-        self.record_into(raw, out, notes, true)
-    }
-
-    /// [`Normalizer::normalize_record_into`], with the warnings noted only where
-    /// `reads_warnings` says that the caller reads them (other callers drop `notes`).
-    fn record_into(
-        &self,
-        raw: &str,
-        out: &mut String,
-        notes: &mut Notes,
-        reads_warnings: bool,
-    ) -> Result<(), Error> {
         if !self.rewrites() && self.fast.accepts(raw) {
             out.push_str(raw);
             return Ok(());
         }
         let repair = self.repair();
-        let ask = Ask {
-            fast: self.rewrites(),
-            warnings: reads_warnings,
-        };
-        self.prepared(raw.as_bytes(), Some(raw), repair, out, notes, ask)
+        self.prepared(
+            raw.as_bytes(),
+            Some(raw),
+            repair,
+            out,
+            notes,
+            self.rewrites(),
+        )
     }
 
     /// Whether this normalizer repairs records ([`Options::strict`]).
@@ -268,15 +243,12 @@ impl Normalizer {
         notes: &mut Notes,
         refused_by_key_lines: bool,
     ) -> Result<(), Error> {
-        let ask = Ask {
-            fast: text.is_none() || (!refused_by_key_lines && self.options.writes_surt()),
-            warnings: true,
-        };
-        self.prepared(raw, text, repair, out, notes, ask)
+        let ask_fast = text.is_none() || (!refused_by_key_lines && self.options.writes_surt());
+        self.prepared(raw, text, repair, out, notes, ask_fast)
     }
 
     /// Repairs `raw` (unless strict), then normalizes it: through the fast path when the
-    /// repairs changed it or `ask.fast` says the raw record was not asked about yet.
+    /// repairs changed it or `ask_fast` says the raw record was not asked about yet.
     fn prepared(
         &self,
         raw: &[u8],
@@ -284,7 +256,7 @@ impl Normalizer {
         repair: Repair,
         out: &mut String,
         notes: &mut Notes,
-        ask: Ask,
+        ask_fast: bool,
     ) -> Result<(), Error> {
         SCRATCH.with(|s| {
             let mut fresh;
@@ -304,8 +276,7 @@ impl Normalizer {
             // as it is. Where the engine asked it already, it may have refused the record
             // only for its empty path, which is written `/` here (where no rewrite follows:
             // under one, the engine's runs of keys take such records).
-            scratch.reads_warnings = ask.warnings;
-            let taken = match (ask.fast, text) {
+            let taken = match (ask_fast, text) {
                 (true, Some(t)) => self.fast.shape(t).map(|shape| (t, shape)),
                 (false, Some(t)) if !self.rewrites() => {
                     self.fast.shape_adding_slash(t).map(|shape| (t, shape))
@@ -415,7 +386,6 @@ impl Normalizer {
         let mut trace = Tracer {
             steps: None,
             warnings: &mut notes.warnings,
-            bidi: self.bidi_warnings && scratch.reads_warnings,
         };
         let r = match own {
             Some(shape) => self.write_own_key(record, shape, out, scratch, &mut trace),
@@ -789,7 +759,6 @@ impl Normalizer {
             let mut trace = Tracer {
                 steps: None,
                 warnings: &mut warnings,
-                bidi: self.bidi_warnings,
             };
             apply_rules(&KeyWriter::new(&self.options), rules, b, &mut trace);
             if !trace.warnings.is_empty() {
@@ -841,7 +810,6 @@ impl Normalizer {
         let mut trace = Tracer {
             steps: Some(&mut steps),
             warnings: &mut warnings,
-            bidi: self.bidi_warnings,
         };
         self.run(record, &mut key, &mut Scratch::default(), &mut trace)
             .map_err(|mut error| {
@@ -1021,7 +989,7 @@ impl Normalizer {
         let Texts { nfc, resolved } = texts;
         let mut view = IriRef::parse(input)?;
         // RFC 3987 §4.2 judges the record as written (a SHOULD: warnings only).
-        if trace.bidi {
+        if self.bidi_warnings {
             bidi::warnings(&view, trace.warnings);
         }
         if o.applies_nfc() && percent::has_non_ascii(input) {

@@ -33,9 +33,6 @@ pub struct Explanation {
 pub(crate) struct Tracer<'t> {
     pub(crate) steps: Option<&'t mut Vec<Step>>,
     pub(crate) warnings: &'t mut Vec<Warning>,
-    /// The bidi check of RFC 3987 §4.2 runs: its only result is warnings, which not every
-    /// caller reads ([`Normalizer::without_bidi_warnings`](crate::Normalizer::without_bidi_warnings)).
-    pub(crate) bidi: bool,
 }
 
 impl Tracer<'_> {
