@@ -581,13 +581,14 @@ fn dns_host_slow(
         return Ok(Origin::Kept);
     }
     // Decoded text is never longer than its encoding: a host of DNS length decodes on the
-    // stack.
-    let (mut stack, mut heap) = ([0u8; 256], Vec::new());
+    // stack. (Both buffers are made only where a host has a `%`.)
+    let (mut stack, mut heap): ([u8; 256], Vec<u8>);
     let text: &str = if memchr::memchr(b'%', host.as_bytes()).is_some() {
-        let buf = if host.len() <= stack.len() {
+        let buf = if host.len() <= 256 {
+            stack = [0; 256];
             &mut stack[..]
         } else {
-            heap.resize(host.len(), 0);
+            heap = vec![0; host.len()];
             &mut heap[..]
         };
         let decoded = percent_decode(host.as_bytes(), buf).ok_or(IdnaFailure)?;
