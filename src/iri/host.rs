@@ -580,8 +580,8 @@ fn dns_host_slow(
     if host.is_empty() {
         return Ok(Origin::Kept);
     }
-    // Decoded text is never longer than its encoding: a host of DNS length decodes on the
-    // stack. (Both buffers are made only where a host has a `%`.)
+    // Decoded text is never longer than its encoding: a host whose encoding fits in 256
+    // bytes decodes on the stack. (Both buffers are made only where a host has a `%`.)
     let (mut stack, mut heap): ([u8; 256], Vec<u8>);
     let text: &str = if memchr::memchr(b'%', host.as_bytes()).is_some() {
         let buf = if host.len() <= 256 {
@@ -677,15 +677,15 @@ fn allowed_in_ireg_name(c: char) -> bool {
 /// Decodes every `%XX` (either hex case) in `b` into `buf`, which is at least as long as
 /// `b`: the decoded bytes, or `None` if a `%` is not followed by two hex digits.
 fn percent_decode<'b>(b: &[u8], buf: &'b mut [u8]) -> Option<&'b [u8]> {
+    debug_assert!(buf.len() >= b.len());
     let (mut i, mut n) = (0, 0);
     while i < b.len() {
-        buf[n] = if b[i] == b'%' {
-            i += 3;
-            triplet_at(b, i - 3)?
-        } else {
-            i += 1;
-            b[i - 1]
+        let (octet, width) = match b[i] {
+            b'%' => (triplet_at(b, i)?, 3),
+            other => (other, 1),
         };
+        buf[n] = octet;
+        i += width;
         n += 1;
     }
     Some(&buf[..n])
@@ -1116,6 +1116,31 @@ mod tests {
         assert_eq!(ascii("EXAMPLE.com").unwrap(), "example.com");
         assert_eq!(ascii("%41.com").unwrap(), "a.com");
         assert_eq!(ascii("a%2Eb").unwrap(), "a.b");
+    }
+
+    #[test]
+    fn long_percent_encoded_hosts_give_what_their_decoded_text_gives() {
+        // Hosts whose encoding is just within the stack buffer's 256 bytes, at it, just past
+        // it and far past it: each gives what its decoded text gives, in both forms.
+        let word = "%C3%A9".repeat(40);
+        for host in [
+            format!("{}{word}.example", "a".repeat(7)),
+            format!("{}{word}.example", "a".repeat(8)),
+            format!("{}{word}.example", "a".repeat(9)),
+            format!("{word}.{word}.example"),
+        ] {
+            let decoded = String::from_utf8(percent_decode_vec(&host)).unwrap();
+            assert_eq!(ascii(&host), ascii(&decoded), "{host}");
+            assert_eq!(unicode(&host), unicode(&decoded), "{host}");
+            assert!(ascii(&host).is_ok(), "{host}");
+        }
+        assert_eq!(format!("{}{word}.example", "a".repeat(8)).len(), 256);
+    }
+
+    /// Percent-decodes `s` (every `%` starts a triplet).
+    fn percent_decode_vec(s: &str) -> Vec<u8> {
+        let mut buf = vec![0; s.len()];
+        percent_decode(s.as_bytes(), &mut buf).unwrap().to_vec()
     }
 
     #[test]

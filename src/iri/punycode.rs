@@ -124,7 +124,8 @@ pub(crate) fn decode(payload: &[u8], out: &mut [char]) -> Option<usize> {
         if len == out.len() || i > u64::from(u32::MAX) {
             return None;
         }
-        // Labels are short: shifting the tail by hand beats a call to `memmove`.
+        // Labels are short: shifting the tail by hand takes fewer instructions than a call
+        // to `memmove` (measured with callgrind).
         let at = i as usize;
         for k in (at..len).rev() {
             out[k + 1] = out[k];
@@ -200,6 +201,18 @@ mod tests {
         let chars: Vec<char> = label.chars().collect();
         assert!(encode(&chars, &mut out), "{label}");
         out
+    }
+
+    #[test]
+    fn a_payload_longer_than_the_room_decodes_to_none() {
+        // 63 basic code points and one delta: 64 code points, in room for 63 and for 64.
+        let label = format!("{}ü", "a".repeat(63));
+        let payload = idna::punycode::encode_str(&label).unwrap();
+        let mut room = ['\0'; 63];
+        assert_eq!(decode(payload.as_bytes(), &mut room), None);
+        let mut room = ['\0'; 64];
+        assert_eq!(decode(payload.as_bytes(), &mut room), Some(64));
+        assert_eq!(room.iter().collect::<String>(), label);
     }
 
     fn decoded(payload: &str) -> Option<String> {

@@ -54,29 +54,42 @@ pub(crate) fn write_kept_forms(
 ) -> bool {
     let marks = (unicode.as_deref().map(String::len), ascii.len());
     let adapter = Adapter::new();
-    let (mut first, mut bidi, mut a_labels_hold) = (true, false, true);
+    // `bidi` from the label whose index is `first_bidi` on (a right-to-left one seen).
+    let (mut index, mut bidi, mut first_bidi, mut a_labels_hold) = (0, false, 0, true);
     let ok = every_label(host, |label| {
-        if !std::mem::take(&mut first) {
+        if index > 0 {
             if let Some(u) = unicode.as_deref_mut() {
                 u.push('.');
             }
             ascii.push('.');
         }
-        let Some(kept) = write_label(label, &adapter, unicode.as_deref_mut(), ascii) else {
+        let kept = write_label(label, &adapter, bidi, unicode.as_deref_mut(), ascii);
+        let Some(kept) = kept else {
             return false;
         };
-        bidi |= kept.right_to_left;
-        a_labels_hold &= kept.holds_bidi_rule;
+        if kept.right_to_left && !bidi {
+            (bidi, first_bidi) = (true, index);
+        }
+        a_labels_hold &= kept.bidi_rule != Some(false);
+        index += 1;
         true
     });
-    // UTS #46 §4.1 V8: in a Bidi domain name, every label holds to the Bidi rule (the
-    // A-labels were held to it as they were decoded).
+    // UTS #46 §4.1 V8: in a Bidi domain name, every label holds to the Bidi rule. The
+    // A-labels from the first right-to-left label on were held to it as they were decoded;
+    // those before it are decoded again.
     let ok = ok
         && (!bidi
-            || a_labels_hold
-                && every_label(host, |label| {
-                    label.starts_with("xn--") || bidi_rule(label.chars(), &adapter)
-                }));
+            || a_labels_hold && {
+                let mut index = 0;
+                every_label(host, |label| {
+                    index += 1;
+                    match label.strip_prefix("xn--") {
+                        Some(_) if index > first_bidi => true,
+                        Some(payload) => a_label_holds_bidi_rule(payload, &adapter),
+                        None => bidi_rule(label.chars(), &adapter),
+                    }
+                })
+            });
     if !ok {
         if let (Some(u), Some(len)) = (unicode, marks.0) {
             u.truncate(len);
@@ -104,34 +117,36 @@ fn every_label(host: &str, mut f: impl FnMut(&str) -> bool) -> bool {
 struct KeptLabel {
     /// It holds a right-to-left character: the host is a Bidi domain name.
     right_to_left: bool,
-    /// `false` for an A-label whose decoded characters break the Bidi rule (which matters
-    /// only in a Bidi domain name), told as it is decoded so that it is not decoded twice;
-    /// `true` for every other label.
-    holds_bidi_rule: bool,
+    /// For an A-label decoded once the host was known to be a Bidi domain name (by it or by
+    /// a label before it), whether its characters hold to the Bidi rule, told while they
+    /// are at hand; `None` for every other label (where the rule does not matter, or is
+    /// told later).
+    bidi_rule: Option<bool>,
 }
 
 impl KeptLabel {
-    /// A label that is not an A-label.
-    fn plain(right_to_left: bool) -> KeptLabel {
+    /// A label whose Bidi rule is not told here.
+    fn untold(right_to_left: bool) -> KeptLabel {
         KeptLabel {
             right_to_left,
-            holds_bidi_rule: true,
+            bidi_rule: None,
         }
     }
 }
 
 /// [`write_kept_forms`] for one label: `Some` if UTS #46 keeps it as it is (up to the Bidi
-/// rule); `None` otherwise.
+/// rule); `None` otherwise. `bidi`: a label before it holds a right-to-left character.
 fn write_label(
     label: &str,
     adapter: &Adapter,
+    bidi: bool,
     unicode: Option<&mut String>,
     ascii: &mut String,
 ) -> Option<KeptLabel> {
     if label.is_ascii() {
         let b = label.as_bytes();
         if let Some(payload) = b.strip_prefix(b"xn--") {
-            return write_a_label(label, payload, adapter, unicode, ascii);
+            return write_a_label(label, payload, adapter, bidi, unicode, ascii);
         }
         if !is_ldh_label(b) {
             return None;
@@ -140,7 +155,7 @@ fn write_label(
             u.push_str(label);
         }
         ascii.push_str(label);
-        return Some(KeptLabel::plain(false));
+        return Some(KeptLabel::untold(false));
     }
     let mut buf = ['\0'; MAX_DECODED];
     let mut n = 0;
@@ -157,7 +172,7 @@ fn write_label(
         u.push_str(label);
     }
     ascii.push_str("xn--");
-    punycode::encode(chars, ascii).then_some(KeptLabel::plain(right_to_left))
+    punycode::encode(chars, ascii).then_some(KeptLabel::untold(right_to_left))
 }
 
 /// [`write_label`] for an A-label (`xn--` and `payload`): kept if it decodes to a kept
@@ -166,6 +181,7 @@ fn write_a_label(
     label: &str,
     payload: &[u8],
     adapter: &Adapter,
+    bidi: bool,
     unicode: Option<&mut String>,
     ascii: &mut String,
 ) -> Option<KeptLabel> {
@@ -188,8 +204,16 @@ fn write_a_label(
     ascii.push_str(label);
     Some(KeptLabel {
         right_to_left,
-        holds_bidi_rule: bidi_rule(chars.iter().copied(), adapter),
+        bidi_rule: (bidi || right_to_left).then(|| bidi_rule(chars.iter().copied(), adapter)),
     })
+}
+
+/// Whether an A-label of a kept host (`xn--` and `payload`, which decodes: it was kept by
+/// [`write_a_label`]) holds to the Bidi rule once decoded.
+fn a_label_holds_bidi_rule(payload: &str, adapter: &Adapter) -> bool {
+    let mut buf = ['\0'; MAX_DECODED];
+    punycode::decode(payload.as_bytes(), &mut buf)
+        .is_some_and(|n| bidi_rule(buf[..n].iter().copied(), adapter))
 }
 
 /// Whether `b`, an ASCII label that does not start with `xn--`, is one UTS #46 keeps: `a-z`,
@@ -538,6 +562,26 @@ mod tests {
         for label in ["מילוןa", "\u{301}a"] {
             let host = format!("xn--{}.de", idna::punycode::encode_str(label).unwrap());
             assert!(!assert_kept_as_uts46_keeps(&host), "{host}");
+        }
+        // A-labels before, at and after the first right-to-left label of a Bidi domain
+        // name (told in the second pass, or as they are decoded): kept where they hold to
+        // the Bidi rule. `1ü` holds to it only outside a Bidi domain name (a digit first).
+        let a = |label: &str| format!("xn--{}", idna::punycode::encode_str(label).unwrap());
+        for (host, keeps) in [
+            (format!("{}.מילון", a("bücher")), true),
+            (format!("מילון.{}", a("bücher")), true),
+            (
+                format!("{}.{}.{}", a("bücher"), a("מילון"), a("bücher")),
+                true,
+            ),
+            (format!("{}.de", a("1ü")), true),
+            (format!("{}.מילון", a("1ü")), false),
+            (format!("מילון.{}", a("1ü")), false),
+            (format!("{}.{}", a("1ü"), a("מילון")), false),
+            (format!("{}.{}", a("מילון"), a("1ü")), false),
+            (format!("{}.{}.il", a("bücher"), a("1מילון")), false),
+        ] {
+            assert_eq!(assert_kept_as_uts46_keeps(&host), keeps, "{host}");
         }
     }
 
