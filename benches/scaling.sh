@@ -39,7 +39,9 @@
 #                    against one process of N threads over the whole input (CPU s, user +
 #                    system, both with output to /dev/null). Where the processes take as
 #                    much CPU as the threads, the growth over one thread is the machine's
-#                    (its cores run slower when all are busy), not the engine's
+#                    (its cores run slower when all are busy), not the engine's. The
+#                    parts are written beside the inputs (as large as the input, once
+#                    at a time) and removed at the end
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -195,7 +197,23 @@ if [ "${SCALING_CEILING:-0}" = 1 ]; then
     echo
 fi
 
+# Runs `irinorm normalize --threads 1 OPTIONS PART` over every part in directory $1 at once
+# (OPTIONS: the other arguments), waits for them all, and says on file descriptor 3 (the
+# script's stderr: time_null silences the command's own) when one failed.
+run_parts() {
+    local dir=$1 p pids=() pid
+    shift
+    for p in "$dir"/p*; do
+        "$bin_dir/irinorm" normalize --threads 1 "$@" "$p" >/dev/null 2>&1 &
+        pids+=("$!")
+    done
+    for pid in "${pids[@]}"; do
+        wait "$pid" || echo "scaling: a one-thread process ($*) failed" >&3
+    done
+}
+
 if [ "${SCALING_CONTROL:-0}" = 1 ]; then
+    exec 3>&2
     echo "| mode | 1 thread CPU s | $max_threads one-thread processes CPU s | 1 process of $max_threads threads CPU s | threads / processes |"
     echo "|---|---:|---:|---:|---:|"
     parts=$inputs/.parts
@@ -211,8 +229,7 @@ if [ "${SCALING_CONTROL:-0}" = 1 ]; then
         procs=()
         ours=()
         for _ in $(seq "$runs"); do
-            procs+=("$(time_null bash -c 'for p in "$@"; do "$0" normalize --threads 1 '"${bench_mode_args[$m]}"' "$p" >/dev/null 2>&1 & done; wait' \
-                "$bin_dir/irinorm" "$parts"/p* | awk '{ print $2 }')")
+            procs+=("$(time_null run_parts "$parts" "${args[@]}" | awk '{ print $2 }')")
             ours+=("$(time_null "$bin_dir/irinorm" normalize --threads "$max_threads" "${args[@]}" "$inputs/$i.txt" | awk '{ print $2 }')")
         done
         awk -v m="$m" -v one="${cpu[$m,1]}" -v p="$(printf '%s\n' "${procs[@]}" | median)" \
