@@ -33,6 +33,9 @@
 #                    the mode's finished output (written once to a file beside the inputs,
 #                    3 to 4 times the input's size for jsonl) copied into a pipe read by
 #                    `wc -l` by `cat`, against irinorm making it into the same pipe
+#   SCALING_ROUNDS   N > 0: also, per mode, N rounds of irinorm on one thread and ada-url
+#                    right after it, and the ratio of their CPU times in each round (about
+#                    N x 7 s per mode with 1 GB of real URLs on a 16-core machine)
 #   SCALING_CONTROL  1: also, per mode, whether the CPU time that more threads add is the
 #                    engine's or the machine's: the input cut into N parts of whole lines
 #                    (N the most threads), N one-thread processes over them at once,
@@ -255,5 +258,26 @@ if [ -n "$ada" ]; then
         fi
         awk -v m="$m" -v o="${cpu[$m,1]}" -v a="${ada_cpu[$i]}" 'BEGIN {
             printf "| %s | %.3f | %.3f | %.3f |\n", m, o, a, (a > 0 ? o / a : 0) }'
+    done
+    echo
+fi
+
+# One thread against ada-url in rounds: irinorm, then ada-url right after, the ratio of each
+# round (on a machine whose speed drifts, steadier than the medians above, which take
+# ada-url's runs after all of irinorm's).
+if [ -n "$ada" ] && [ "${SCALING_ROUNDS:-0}" -gt 0 ]; then
+    echo "| mode | irinorm 1 thread CPU / ada-url CPU, $SCALING_ROUNDS rounds | median | smallest | largest |"
+    echo "|---|---|---:|---:|---:|"
+    for m in $modes; do
+        f=$inputs/${bench_mode_input[$m]}.txt
+        read -r -a args <<<"${bench_mode_args[$m]}"
+        ratios=()
+        for _ in $(seq "$SCALING_ROUNDS"); do
+            o=$(time_null "$bin_dir/irinorm" normalize --threads 1 "${args[@]}" "$f" | awk '{ print $2 }')
+            a=$(time_null "$ada" "$f" | awk '{ print $2 }')
+            ratios+=("$(awk -v o="$o" -v a="$a" 'BEGIN { printf "%.3f", (a > 0 ? o / a : 0) }')")
+        done
+        sorted=$(printf '%s\n' "${ratios[@]}" | sort -n)
+        echo "| $m | ${ratios[*]} | $(median <<<"$sorted") | $(head -1 <<<"$sorted") | $(tail -1 <<<"$sorted") |"
     done
 fi
