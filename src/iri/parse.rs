@@ -188,6 +188,28 @@ const CHECKED: u8 = 1 << 7;
 /// (ASCII only; `%` and non-ASCII are checked apart), and [`LDH_BYTE`].
 static COMPONENT_ASCII: [u8; 256] = build_component_table();
 
+/// Where the components of a reference lie, without its text: what a writer of a valid
+/// reference records as it writes it, so that what it wrote is not split again
+/// ([`IriRef::laid_out`]). The spans are those of [`IriRef`]'s accessors (without their
+/// delimiters), as byte offsets into the text written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Layout {
+    /// The index of the scheme's `:`, when there is a scheme.
+    pub(crate) scheme_end: Option<u32>,
+    /// The authority without its `//`.
+    pub(crate) authority: Option<Span>,
+    /// The userinfo without its `@`.
+    pub(crate) userinfo: Option<Span>,
+    pub(crate) host: Span,
+    /// The port without its `:`.
+    pub(crate) port: Option<Span>,
+    pub(crate) path: Span,
+    /// The query without its `?`.
+    pub(crate) query: Option<Span>,
+    /// The fragment without its `#`.
+    pub(crate) fragment: Option<Span>,
+}
+
 impl PartialEq for IriRef<'_> {
     fn eq(&self, other: &Self) -> bool {
         let offsets = |v: &Self| {
@@ -225,6 +247,38 @@ impl<'a> IriRef<'a> {
     /// splitting itself finds wrong is reported), never a wrong split of a valid text.
     pub(crate) fn split_valid(text: &'a str) -> Result<IriRef<'a>, Error> {
         Self::split::<false>(text, Grammar::IriReference)
+    }
+
+    /// The view of `text`, a valid `IRI-reference` whose components lie where `layout` says
+    /// (its writer recorded them): what [`IriRef::split_valid`] gives for it, without the
+    /// splitting. The host's kind is told from its text as the parser tells it (an IP
+    /// literal is in brackets, `v` starts an IPvFuture; an IPv4 address is checked for).
+    pub(crate) fn laid_out(text: &'a str, layout: Layout) -> IriRef<'a> {
+        let host = &text[layout.host.0 as usize..layout.host.1 as usize];
+        let host_kind = match host.as_bytes() {
+            [b'[', b'v' | b'V', ..] => HostKind::IpvFuture,
+            [b'[', ..] => HostKind::Ipv6,
+            _ if host::is_ipv4address(host) => HostKind::Ipv4,
+            _ => HostKind::RegName,
+        };
+        let view = IriRef {
+            text,
+            scheme_end: layout.scheme_end,
+            authority: layout.authority,
+            userinfo: layout.userinfo,
+            host: layout.host,
+            host_kind,
+            port: layout.port,
+            path: layout.path,
+            query: layout.query,
+            fragment: layout.fragment,
+            plain: 0,
+        };
+        debug_assert!(
+            Self::split_valid(text).is_ok_and(|v| v == view),
+            "{text:?} is not laid out as {layout:?}"
+        );
+        view
     }
 
     /// Splits `text` into components (RFC 3986 §3), checking each against `grammar` when

@@ -5,7 +5,7 @@
 
 use crate::iri::error::{Warning, WarningKind};
 use crate::iri::host::{self, HostForm, Origin};
-use crate::iri::parse::{Component, HostKind, IriRef};
+use crate::iri::parse::{Component, HostKind, IriRef, Layout};
 use crate::iri::path;
 use crate::iri::percent::{self, Recode};
 use crate::iri::scheme::{self, SchemeRule, Special};
@@ -45,11 +45,64 @@ impl<'o> KeyWriter<'o> {
         scratch: &mut String,
         trace: &mut Tracer<'_>,
     ) {
+        self.write_key_recording::<false>(view, out, scratch, trace);
+    }
+
+    /// [`KeyWriter::write_key`], returning where the key's components lie in it
+    /// ([`Layout`], offsets from where the key starts in `out`; `None` for a key of 4 GiB
+    /// or more), so that the work after the scheme rung need not split it again.
+    pub(crate) fn write_laid_out_key(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        scratch: &mut String,
+        trace: &mut Tracer<'_>,
+    ) -> Option<Layout> {
+        self.write_key_recording::<true>(view, out, scratch, trace)
+    }
+
+    /// [`KeyWriter::write_key`], recording the key's layout where `LAYOUT` says (the work
+    /// of recording is compiled out of the writer that does not). Each form is one function,
+    /// with the helpers below inlined into it whole (`#[inline(always)]`): left to the
+    /// compiler, helpers with two callers went out of line, and the keys of non-canonical
+    /// records took 3 % more instructions.
+    #[inline(never)]
+    fn write_key_recording<const LAYOUT: bool>(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        scratch: &mut String,
+        trace: &mut Tracer<'_>,
+    ) -> Option<Layout> {
+        let mut rec = Recorder::<LAYOUT> {
+            base: out.len(),
+            layout: Layout::default(),
+        };
         let rule = self.write_scheme(view, out, trace);
-        if view.authority().is_some() {
-            self.write_authority(view, rule, out, scratch, trace);
+        if view.scheme().is_some() {
+            let colon = rec.at(out) - 1;
+            rec.mark(|l| l.scheme_end = Some(colon));
         }
+        if view.authority().is_some() {
+            self.write_authority(view, rule, out, scratch, trace, &mut rec);
+        }
+        let path = rec.at(out);
         self.write_path(view, rule, out, scratch, trace);
+        let end = rec.at(out);
+        rec.mark(|l| l.path = (path, end));
+        self.write_query_fragment(view, out, trace, &mut rec);
+        rec.finish(out)
+    }
+
+    /// `?` and the query, `#` and the fragment (unless it is dropped), with where they lie.
+    #[inline(always)]
+    fn write_query_fragment<const LAYOUT: bool>(
+        &self,
+        view: &IriRef<'_>,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+        rec: &mut Recorder<LAYOUT>,
+    ) {
         if let Some(q) = view.query() {
             out.push('?');
             let start = out.len();
@@ -57,24 +110,29 @@ impl<'o> KeyWriter<'o> {
                 in_query: true,
                 ..self.policy
             };
+            let query = rec.at(out);
             recode(view, Component::Query, q, p, out);
             note(trace, "query", "percent-encoding", q, &out[start..]);
+            let end = rec.at(out);
+            rec.mark(|l| l.query = Some((query, end)));
         }
-        if let Some(f) = view.fragment() {
-            if self.options.drop_fragment {
-                note(trace, "fragment", "drop-fragment", f, "");
-            } else {
-                out.push('#');
-                let start = out.len();
-                recode(view, Component::Fragment, f, self.policy, out);
-                note(trace, "fragment", "percent-encoding", f, &out[start..]);
-            }
+        let Some(f) = view.fragment() else { return };
+        if self.options.drop_fragment {
+            note(trace, "fragment", "drop-fragment", f, "");
+            return;
         }
+        out.push('#');
+        let start = out.len();
+        let fragment = rec.at(out);
+        recode(view, Component::Fragment, f, self.policy, out);
+        note(trace, "fragment", "percent-encoding", f, &out[start..]);
+        let end = rec.at(out);
+        rec.mark(|l| l.fragment = Some((fragment, end)));
     }
 
     /// The scheme, lowercased (case-insensitive, lowercase is canonical: RFC 3986 §3.1,
     /// §6.2.2.1), with its `:`; returns its row of the scheme table at the scheme rung.
-    #[inline]
+    #[inline(always)]
     fn write_scheme(
         &self,
         view: &IriRef<'_>,
@@ -95,34 +153,49 @@ impl<'o> KeyWriter<'o> {
         rule
     }
 
-    /// `//`, the userinfo, the host and the port (RFC 3986 §3.2).
-    fn write_authority(
+    /// `//`, the userinfo, the host and the port (RFC 3986 §3.2), with where they lie.
+    #[inline(always)]
+    fn write_authority<const LAYOUT: bool>(
         &self,
         view: &IriRef<'_>,
         rule: Option<&SchemeRule>,
         out: &mut String,
         scratch: &mut String,
         trace: &mut Tracer<'_>,
+        rec: &mut Recorder<LAYOUT>,
     ) {
         out.push_str("//");
+        let authority = rec.at(out);
         if let Some(u) = view.userinfo() {
             let start = out.len();
+            let userinfo = rec.at(out);
             recode(view, Component::Userinfo, u, self.policy, out);
             note(trace, "userinfo", "percent-encoding", u, &out[start..]);
+            let end = rec.at(out);
+            rec.mark(|l| l.userinfo = Some((userinfo, end)));
             out.push('@');
         }
+        let host = rec.at(out);
         self.write_host(view, rule, out, scratch, trace);
+        let end = rec.at(out);
+        rec.mark(|l| l.host = (host, end));
         match view.port() {
             None => {}
             Some("") => note(trace, "port", "empty-port", ":", ""),
             Some(p) => {
                 let start = out.len();
+                // Past the `:`, where one is written.
+                let port = rec.at(out) + 1;
                 match rule {
                     Some(r) => scheme::write_port(r, p, out),
                     None => {
                         out.push(':');
                         out.push_str(p);
                     }
+                }
+                if out.len() > start {
+                    let end = rec.at(out);
+                    rec.mark(|l| l.port = Some((port, end)));
                 }
                 if trace.is_some() {
                     let before = format!(":{p}");
@@ -131,10 +204,13 @@ impl<'o> KeyWriter<'o> {
                 }
             }
         }
+        let end = rec.at(out);
+        rec.mark(|l| l.authority = Some((authority, end)));
     }
 
     /// The host: a registered name (IDNA at the scheme rung for DNS schemes), or an IP
     /// literal (RFC 5952 text for IPv6 at the scheme rung).
+    #[inline(always)]
     fn write_host(
         &self,
         view: &IriRef<'_>,
@@ -173,6 +249,7 @@ impl<'o> KeyWriter<'o> {
     /// A registered name: IDNA for a DNS host at the scheme rung (a host that fails it keeps
     /// its syntax form, with a warning: SPEC §4), otherwise case and percent-encoding; then
     /// `file://localhost` becomes `file://` (RFC 8089 §2).
+    #[inline(always)]
     fn write_reg_name(
         &self,
         view: &IriRef<'_>,
@@ -207,6 +284,7 @@ impl<'o> KeyWriter<'o> {
 
     /// A DNS host through IDNA, in the key's form; `false`, with nothing written and a
     /// warning noted, when IDNA rejects it.
+    #[inline(always)]
     fn write_dns_host(
         &self,
         view: &IriRef<'_>,
@@ -237,6 +315,7 @@ impl<'o> KeyWriter<'o> {
 
     /// The path: percent-encoding, dot segments (RFC 3986 §6.2.2.3, §5.2.4), the guard that
     /// keeps a path from being read as an authority, and the scheme's own path rules.
+    #[inline(always)]
     fn write_path(
         &self,
         view: &IriRef<'_>,
@@ -284,6 +363,38 @@ impl<'o> KeyWriter<'o> {
     }
 }
 
+/// A [`Layout`] recorded as a key is written from `base` on in its buffer, where `ON`
+/// says (otherwise nothing is recorded, and the compiler drops the work).
+struct Recorder<const ON: bool> {
+    base: usize,
+    layout: Layout,
+}
+
+impl<const ON: bool> Recorder<ON> {
+    /// Where `out` ends, as an offset into the key. (Wrong only for a key of 4 GiB or more,
+    /// whose layout [`Recorder::finish`] does not return.)
+    #[inline(always)]
+    fn at(&self, out: &str) -> u32 {
+        (out.len() - self.base) as u32
+    }
+
+    /// Records a part of the layout, where one is recorded.
+    #[inline(always)]
+    fn mark(&mut self, set: impl FnOnce(&mut Layout)) {
+        if ON {
+            set(&mut self.layout);
+        }
+    }
+
+    /// The layout of the key that ends where `out` does, where one was recorded and the key
+    /// is under 4 GiB.
+    #[inline(always)]
+    fn finish(self, out: &str) -> Option<Layout> {
+        let fits = u32::try_from(out.len() - self.base).is_ok();
+        (ON && fits).then_some(self.layout)
+    }
+}
+
 /// Writes `text`, component `component` of `view`, under `policy`
 /// ([`percent::recode`]): copied as it is when the parser found it plain
 /// ([`IriRef::is_plain`]), since recoding rewrites only percent-encodings, non-ASCII
@@ -300,6 +411,7 @@ fn recode(view: &IriRef<'_>, component: Component, text: &str, policy: Recode, o
 /// The scheme rung's rules for the path written at `out[start..]`: an empty path becomes
 /// `/` where the scheme says so, and the scheme's special rule (`mailto:` domains, `urn:`
 /// NIDs) applies.
+#[inline(always)]
 fn write_scheme_path(
     r: &SchemeRule,
     has_authority: bool,
@@ -367,7 +479,70 @@ fn host_column(view: &IriRef<'_>) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ladder::options::Level;
     use proptest::prelude::*;
+
+    /// The records of [`the_layout_of_a_key_is_where_a_split_finds_its_components`]: every
+    /// component, present and absent, empty and not, and the rewrites that move them.
+    const LAID_OUT: &[&str] = &[
+        "http://www.example.com/a/b?q=1#f",
+        "HTTP://User:Pw@Example.COM:8080/A/./b/../c?Q#F",
+        "http://example.com:80/",
+        "https://example.com:443?x",
+        "http://example.com:/p",
+        "http://example.com#",
+        "http://example.com?",
+        "http://[2001:DB8::1]:8080/x",
+        "http://[v7.Abc]/",
+        "http://%31.2.3.4/x",
+        "http://192.0.2.1:81",
+        "file://localhost/etc/x",
+        "file:///etc/x",
+        "mailto:Someone@Example.COM",
+        "urn:ISBN:1",
+        "//example.com/x",
+        "/a/../b?c",
+        "a/b#c",
+        "?q",
+        "#f",
+        "",
+        "x:////a//b",
+        "http://xn--bcher-kva.example/%7e%C3%A9/caf%c3%a9?%41=%e2%82%ac",
+        "http://bücher.example/é?ü#ö",
+    ];
+
+    #[test]
+    fn the_layout_of_a_key_is_where_a_split_finds_its_components() {
+        let mut checked = 0;
+        for level in [Level::Syntax, Level::Scheme] {
+            for form in [Form::Uri, Form::Iri] {
+                for drop_fragment in [false, true] {
+                    let mut options = Options::default().with_level(level).with_form(form);
+                    options.drop_fragment = drop_fragment;
+                    let writer = KeyWriter::new(&options);
+                    for record in LAID_OUT {
+                        let view = IriRef::parse(record).expect(record);
+                        let (mut warnings, mut scratch) = (Vec::new(), String::new());
+                        let mut trace = Tracer {
+                            steps: None,
+                            warnings: &mut warnings,
+                        };
+                        // Written after other text: the layout is the key's own.
+                        let mut out = String::from("before ");
+                        let layout =
+                            writer.write_laid_out_key(&view, &mut out, &mut scratch, &mut trace);
+                        let key = &out["before ".len()..];
+                        let split = IriRef::split_valid(key).expect(key);
+                        let laid_out = IriRef::laid_out(key, layout.expect(key));
+                        assert_eq!(laid_out, split, "{record} as {key}");
+                        assert_eq!(laid_out.host_kind(), split.host_kind(), "{key}");
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 8 * LAID_OUT.len());
+    }
 
     proptest! {
         /// What [`recode`] relies on to copy a plain component: under every policy the

@@ -25,7 +25,7 @@ use crate::iri::bidi;
 use crate::iri::error::{Error, ErrorKind};
 use crate::iri::host;
 use crate::iri::parse::HostKind;
-use crate::iri::parse::IriRef;
+use crate::iri::parse::{IriRef, Layout};
 use crate::iri::percent;
 use crate::iri::repair::{self, Repair, RepairKind, Repairs};
 use crate::iri::resolve;
@@ -760,11 +760,11 @@ impl Normalizer {
                 steps: None,
                 warnings: &mut warnings,
             };
-            apply_rules(&KeyWriter::new(&self.options), rules, b, &mut trace);
+            let layout = apply_rules(&KeyWriter::new(&self.options), rules, b, None, &mut trace);
             if !trace.warnings.is_empty() {
                 return false;
             }
-            self.write_form_bytes(&b.key, out);
+            self.write_form_bytes(&b.key, layout, out);
             true
         })
     }
@@ -847,45 +847,52 @@ impl Normalizer {
             return Ok(());
         }
         b.key.clear();
-        writer.write_key(&view, &mut b.key, &mut b.path, trace);
-        self.after_scheme_rung(&writer, b, out, trace);
+        let layout = writer.write_laid_out_key(&view, &mut b.key, &mut b.path, trace);
+        self.after_scheme_rung(&writer, b, layout, out, trace);
         Ok(())
     }
 
-    /// The protocol rules and the SURT form over the scheme-rung key in `b.key`; `out` gets
-    /// the key.
+    /// The protocol rules and the SURT form over the scheme-rung key in `b.key`, laid out as
+    /// `layout` says where its writer returned that; `out` gets the key.
     fn after_scheme_rung(
         &self,
         writer: &KeyWriter<'_>,
         b: &mut KeyBuffers,
+        mut layout: Option<Layout>,
         out: &mut String,
         trace: &mut Tracer<'_>,
     ) {
-        // The key is valid by construction: split, not parsed again.
         if let Some(rules) = self.rules_in_force() {
-            let split = IriRef::split_valid(&b.key);
-            if !split.is_ok_and(|v| rules.leave_at_a_glance(&Glance::of_view(&v))) {
-                apply_rules(writer, rules, b, trace);
+            let view = key_view(&b.key, layout);
+            if !view.is_ok_and(|v| rules.leave_at_a_glance(&Glance::of_view(&v))) {
+                layout = apply_rules(writer, rules, b, layout, trace);
             }
         }
-        self.write_form(&b.key, out, trace);
+        self.write_form(&b.key, layout, out, trace);
     }
 
-    /// Writes `key`, the key before the form, in the form of the key: itself, or its SURT.
-    fn write_form(&self, key: &str, out: &mut String, trace: &mut Tracer<'_>) {
+    /// Writes `key`, the key before the form (laid out as `layout` says, where known), in
+    /// the form of the key: itself, or its SURT.
+    fn write_form(
+        &self,
+        key: &str,
+        layout: Option<Layout>,
+        out: &mut String,
+        trace: &mut Tracer<'_>,
+    ) {
         if self.options.form != Form::Surt {
             out.push_str(key);
             return;
         }
         let start = out.len();
-        surt::push_written(out, |bytes| self.write_form_bytes(key, bytes));
+        surt::push_written(out, |bytes| self.write_form_bytes(key, layout, bytes));
         note(trace, "record", "surt", key, &out[start..]);
     }
 
     /// [`Normalizer::write_form`] into bytes, without a trace.
-    fn write_form_bytes(&self, key: &str, out: &mut Vec<u8>) {
+    fn write_form_bytes(&self, key: &str, layout: Option<Layout>, out: &mut Vec<u8>) {
         if self.options.form == Form::Surt {
-            surt::write_surt_of_key(key, self.options.surt_scheme, out);
+            surt::write_surt_of_key(key, key_view(key, layout), self.options.surt_scheme, out);
         } else {
             out.extend_from_slice(key.as_bytes());
         }
@@ -909,8 +916,8 @@ impl Normalizer {
             if !rules_pass(rules, record, shape) {
                 b.key.clear();
                 b.key.push_str(record);
-                apply_rules(&KeyWriter::new(&self.options), rules, b, trace);
-                self.write_form(&b.key, out, trace);
+                let layout = apply_rules(&KeyWriter::new(&self.options), rules, b, None, trace);
+                self.write_form(&b.key, layout, out, trace);
                 return Ok(());
             }
         }
@@ -1134,16 +1141,22 @@ fn write_string_rung(
     note(trace, "fragment", "drop-fragment", text, &text[..end]);
 }
 
-/// The protocol rung (RFC 3987 §5.3.4) over the scheme-rung key in `b.key`. A host or path
-/// rule may leave what the scheme rung rewrites (`/.;jsessionid=1/` becomes the dot segment
-/// `/./`; `bücher..` passes IDNA once its dots are gone): the scheme rung and the rules run
-/// again until the key is its own key (at most 8 rounds).
-fn apply_rules(writer: &KeyWriter<'_>, rules: &Rules, b: &mut KeyBuffers, trace: &mut Tracer<'_>) {
+/// The protocol rung (RFC 3987 §5.3.4) over the scheme-rung key in `b.key` (laid out as
+/// `layout` says, where known). A host or path rule may leave what the scheme rung rewrites
+/// (`/.;jsessionid=1/` becomes the dot segment `/./`; `bücher..` passes IDNA once its dots
+/// are gone): the scheme rung and the rules run again until the key is its own key (at most
+/// 8 rounds). Returns the layout of the key it leaves in `b.key`, where known.
+fn apply_rules(
+    writer: &KeyWriter<'_>,
+    rules: &Rules,
+    b: &mut KeyBuffers,
+    mut layout: Option<Layout>,
+    trace: &mut Tracer<'_>,
+) -> Option<Layout> {
     for _ in 0..8 {
         b.fired.clear();
         b.after.clear();
-        // The key is the scheme rung's (valid by construction): split, not parsed again.
-        match IriRef::split_valid(&b.key) {
+        match key_view(&b.key, layout) {
             Ok(view) => rules.apply_view(&view, &mut b.after, &mut b.fired),
             Err(_) => rules.apply(&b.key, &mut b.after, &mut b.fired),
         }
@@ -1151,6 +1164,8 @@ fn apply_rules(writer: &KeyWriter<'_>, rules: &Rules, b: &mut KeyBuffers, trace:
             note(trace, "protocol", rule.name(), &b.key, &b.after);
         }
         std::mem::swap(&mut b.key, &mut b.after);
+        // What the rules wrote is not laid out.
+        layout = None;
         if b.fired.iter().all(|k| k.touches_only_query_or_fragment()) {
             break;
         }
@@ -1158,11 +1173,23 @@ fn apply_rules(writer: &KeyWriter<'_>, rules: &Rules, b: &mut KeyBuffers, trace:
             break;
         };
         b.after.clear();
-        writer.write_key(&again, &mut b.after, &mut b.path, trace);
+        let written = writer.write_laid_out_key(&again, &mut b.after, &mut b.path, trace);
+        // Either way `b.key` ends up with the text the writer wrote.
+        layout = written;
         if b.after == b.key {
             break;
         }
         std::mem::swap(&mut b.key, &mut b.after);
+    }
+    layout
+}
+
+/// The view of `key`, a key the ladder wrote (valid by construction): from where its
+/// writer recorded its components, else split, not parsed again.
+fn key_view(key: &str, layout: Option<Layout>) -> Result<IriRef<'_>, Error> {
+    match layout {
+        Some(layout) => Ok(IriRef::laid_out(key, layout)),
+        None => IriRef::split_valid(key),
     }
 }
 

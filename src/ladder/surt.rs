@@ -58,6 +58,7 @@
 
 use std::cell::RefCell;
 
+use crate::iri::error::Error;
 use crate::iri::find::rfind;
 use crate::iri::parse::{HostKind, IriRef};
 use crate::iri::percent;
@@ -109,14 +110,20 @@ pub(crate) fn write_surt_bytes(key: &str, options: SurtOptions, out: &mut Vec<u8
     }
 }
 
-/// [`write_surt`] into bytes, for a key the ladder wrote, valid by construction: split into its
-/// components without checking them again.
-pub(crate) fn write_surt_of_key(key: &str, include_scheme: bool, out: &mut Vec<u8>) {
+/// [`write_surt`] into bytes, for a key the ladder wrote, valid by construction, as `view`
+/// splits it (from where the key's writer recorded its components, or split without
+/// checking them again); where that split failed, the key as it is, lowercased.
+pub(crate) fn write_surt_of_key(
+    key: &str,
+    view: Result<IriRef<'_>, Error>,
+    include_scheme: bool,
+    out: &mut Vec<u8>,
+) {
     let options = SurtOptions {
         include_scheme,
         ..SurtOptions::default()
     };
-    match IriRef::split_valid(key) {
+    match view {
         Ok(view) => write_surt_of_view(&view, options, out),
         Err(_) => push_cased(key.as_bytes(), options, out),
     }
