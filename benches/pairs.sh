@@ -15,14 +15,40 @@
 # Environment: PAIRS_BIN (default target/release/irinorm), PAIRS_BASE (unset: ada-url).
 # Needs `perf` and the release binaries (`cargo build --release -p irinorm -p irinorm-bench`).
 #
+# With PAIRS_MODES (mode names of benches/inputs.sh, space-separated, or `all`), FILE is a
+# directory instead: each mode runs over its input there (DIR/real.txt, DIR/noncanonical.txt,
+# DIR/iri-heavy.txt; one missing is made at PAIRS_MB megabytes, default 200) with the
+# mode's options, and a line per mode says its ratios (the table of the budgets of one
+# thread against ada-url, in docs/performance.md).
+#
 #   benches/pairs.sh big.txt 9 --form surt
 #   PAIRS_BASE=/tmp/irinorm-old benches/pairs.sh noncanonical.txt 7
+#   PAIRS_MODES=all benches/pairs.sh /tmp/pairs-inputs 7
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 file=${1:?usage: benches/pairs.sh FILE N [irinorm options...]}
 n=${2:?usage: benches/pairs.sh FILE N [irinorm options...]}
 shift 2
+
+# One run of this script per mode, over the mode's input in the directory FILE.
+if [[ -n ${PAIRS_MODES:-} ]]; then
+    corpora=${E2E_CORPORA:-$root/../shared/corpora}
+    # shellcheck source=benches/inputs.sh
+    . "$root/benches/inputs.sh"
+    modes=$PAIRS_MODES
+    [[ $modes == all ]] && modes=$bench_modes_all
+    bench_check_modes pairs "$modes" || exit 2
+    mkdir -p "$file"
+    for m in $modes; do
+        inp=${bench_mode_input[$m]}
+        [[ -s $file/$inp.txt ]] || bench_make_input "$inp" "${PAIRS_MB:-200}" "$file" || exit 2
+        # shellcheck disable=SC2086 # the options are split on purpose
+        printf '%-14s %s\n' "$m" "$(PAIRS_MODES='' "$0" "$file/$inp.txt" "$n" ${bench_mode_args[$m]})"
+    done
+    exit 0
+fi
+
 bin=${PAIRS_BIN:-$root/target/release/irinorm}
 stats=$(mktemp)
 trap 'rm -f "$stats"' EXIT
