@@ -93,21 +93,9 @@ type Span = (u32, u32);
 #[derive(Clone, Copy, Debug, Eq)]
 pub struct IriRef<'a> {
     text: &'a str,
-    /// End of the scheme (the index of its `:`), when there is one.
-    scheme_end: Option<u32>,
-    /// The authority without its `//`.
-    authority: Option<Span>,
-    /// The userinfo without its `@`.
-    userinfo: Option<Span>,
-    host: Span,
+    /// Where the components lie.
+    spans: Layout,
     host_kind: HostKind,
-    /// The port without its `:` (possibly empty).
-    port: Option<Span>,
-    path: Span,
-    /// The query without its `?`.
-    query: Option<Span>,
-    /// The fragment without its `#`.
-    fragment: Option<Span>,
     /// The components, as [`Component::bit`]s, found to hold no percent-encoding and no
     /// non-ASCII character while they were checked (none for an unchecked split), and
     /// [`LDH_BYTE`] when the host was found to hold only LDH bytes; [`CHECKED`] when the
@@ -188,10 +176,10 @@ const CHECKED: u8 = 1 << 7;
 /// (ASCII only; `%` and non-ASCII are checked apart), and [`LDH_BYTE`].
 static COMPONENT_ASCII: [u8; 256] = build_component_table();
 
-/// Where the components of a reference lie, without its text: what a writer of a valid
-/// reference records as it writes it, so that what it wrote is not split again
-/// ([`IriRef::laid_out`]). The spans are those of [`IriRef`]'s accessors (without their
-/// delimiters), as byte offsets into the text written.
+/// Where the components of a reference lie, as byte offsets into its text: what the parser
+/// finds ([`IriRef`] holds one), and what a writer of a valid reference records as it
+/// writes it, so that what it wrote is not split again ([`IriRef::laid_out`]). The spans
+/// are those of [`IriRef`]'s accessors, without their delimiters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Layout {
     /// The index of the scheme's `:`, when there is a scheme.
@@ -200,8 +188,9 @@ pub(crate) struct Layout {
     pub(crate) authority: Option<Span>,
     /// The userinfo without its `@`.
     pub(crate) userinfo: Option<Span>,
+    /// The host, with the brackets of an IP literal; `(0, 0)` without an authority.
     pub(crate) host: Span,
-    /// The port without its `:`.
+    /// The port without its `:` (possibly empty).
     pub(crate) port: Option<Span>,
     pub(crate) path: Span,
     /// The query without its `?`.
@@ -212,20 +201,7 @@ pub(crate) struct Layout {
 
 impl PartialEq for IriRef<'_> {
     fn eq(&self, other: &Self) -> bool {
-        let offsets = |v: &Self| {
-            (
-                v.scheme_end,
-                v.authority,
-                v.userinfo,
-                v.host,
-                v.host_kind,
-                v.port,
-                v.path,
-                v.query,
-                v.fragment,
-            )
-        };
-        self.text == other.text && offsets(self) == offsets(other)
+        (self.text, self.spans, self.host_kind) == (other.text, other.spans, other.host_kind)
     }
 }
 
@@ -263,15 +239,8 @@ impl<'a> IriRef<'a> {
         };
         let view = IriRef {
             text,
-            scheme_end: layout.scheme_end,
-            authority: layout.authority,
-            userinfo: layout.userinfo,
-            host: layout.host,
+            spans: layout,
             host_kind,
-            port: layout.port,
-            path: layout.path,
-            query: layout.query,
-            fragment: layout.fragment,
             plain: 0,
         };
         debug_assert!(
@@ -279,6 +248,19 @@ impl<'a> IriRef<'a> {
             "{text:?} is not laid out as {layout:?}"
         );
         view
+    }
+
+    /// The view of `text`, a valid `IRI-reference` its writer wrote: from where the writer
+    /// recorded its components ([`IriRef::laid_out`]) when `layout` says, else split
+    /// ([`IriRef::split_valid`]).
+    pub(crate) fn split_written(
+        text: &'a str,
+        layout: Option<Layout>,
+    ) -> Result<IriRef<'a>, Error> {
+        match layout {
+            Some(layout) => Ok(Self::laid_out(text, layout)),
+            None => Self::split_valid(text),
+        }
     }
 
     /// Splits `text` into components (RFC 3986 §3), checking each against `grammar` when
@@ -294,15 +276,11 @@ impl<'a> IriRef<'a> {
 
         let mut view = IriRef {
             text,
-            scheme_end,
-            authority: None,
-            userinfo: None,
-            host: (0, 0),
+            spans: Layout {
+                scheme_end,
+                ..Layout::default()
+            },
             host_kind: HostKind::RegName,
-            port: None,
-            path: (0, 0),
-            query: None,
-            fragment: None,
             plain: 0,
         };
 
@@ -310,7 +288,7 @@ impl<'a> IriRef<'a> {
         if bytes[pos..].starts_with(b"//") {
             let start = pos + 2;
             let end = find3(b'/', b'?', b'#', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-            view.authority = Some((start as u32, end as u32));
+            view.spans.authority = Some((start as u32, end as u32));
             view.parse_authority::<CHECK>(start, end, grammar)?;
             pos = end;
         }
@@ -325,7 +303,7 @@ impl<'a> IriRef<'a> {
         } else {
             find2(b'?', b'#', &bytes[pos..]).map_or(bytes.len(), |i| pos + i)
         };
-        view.path = (pos as u32, hier_end as u32);
+        view.spans.path = (pos as u32, hier_end as u32);
         view.parse_query_fragment::<CHECK>(hier_end, grammar)?;
         if CHECK {
             view.plain |= CHECKED;
@@ -348,7 +326,7 @@ impl<'a> IriRef<'a> {
             if CHECK {
                 self.plain |= check_component(text, start, end, Component::Query, grammar)?;
             }
-            self.query = Some((start as u32, end as u32));
+            self.spans.query = Some((start as u32, end as u32));
             pos = end;
         }
         if pos < bytes.len() {
@@ -369,7 +347,7 @@ impl<'a> IriRef<'a> {
                 self.plain |=
                     check_component(text, start, bytes.len(), Component::Fragment, grammar)?;
             }
-            self.fragment = Some((start as u32, bytes.len() as u32));
+            self.spans.fragment = Some((start as u32, bytes.len() as u32));
         }
         Ok(())
     }
@@ -389,7 +367,7 @@ impl<'a> IriRef<'a> {
                 self.plain |=
                     check_component(text, start, start + at, Component::Userinfo, grammar)?;
             }
-            self.userinfo = Some((start as u32, (start + at) as u32));
+            self.spans.userinfo = Some((start as u32, (start + at) as u32));
             host_start = start + at + 1;
         }
         let host_end;
@@ -429,7 +407,7 @@ impl<'a> IriRef<'a> {
                 self.host_kind = HostKind::Ipv4;
             }
         }
-        self.host = (host_start as u32, host_end as u32);
+        self.spans.host = (host_start as u32, host_end as u32);
         if host_end < end {
             // port = *DIGIT (RFC 3986 §3.2.3)
             let port_start = host_end + 1;
@@ -440,7 +418,7 @@ impl<'a> IriRef<'a> {
                 let at = port_start + i;
                 return Err(syntax_error(text, at, at, end, "non-digit in the port"));
             }
-            self.port = Some((port_start as u32, end as u32));
+            self.spans.port = Some((port_start as u32, end as u32));
         }
         Ok(())
     }
@@ -456,22 +434,22 @@ impl<'a> IriRef<'a> {
 
     /// The scheme, without its `:`.
     pub fn scheme(&self) -> Option<&'a str> {
-        self.scheme_end.map(|e| &self.text[..e as usize])
+        self.spans.scheme_end.map(|e| &self.text[..e as usize])
     }
 
     /// The authority, without its `//`.
     pub fn authority(&self) -> Option<&'a str> {
-        self.authority.map(|s| self.slice(s))
+        self.spans.authority.map(|s| self.slice(s))
     }
 
     /// The userinfo, without its `@`.
     pub fn userinfo(&self) -> Option<&'a str> {
-        self.userinfo.map(|s| self.slice(s))
+        self.spans.userinfo.map(|s| self.slice(s))
     }
 
     /// The host (with its brackets for an IP literal), when there is an authority.
     pub fn host(&self) -> Option<&'a str> {
-        self.authority.map(|_| self.slice(self.host))
+        self.spans.authority.map(|_| self.slice(self.spans.host))
     }
 
     /// The kind of host (meaningful when [`IriRef::host`] is `Some`).
@@ -481,7 +459,7 @@ impl<'a> IriRef<'a> {
 
     /// The port, without its `:` (possibly empty), when the authority has a `:`.
     pub fn port(&self) -> Option<&'a str> {
-        self.port.map(|s| self.slice(s))
+        self.spans.port.map(|s| self.slice(s))
     }
 
     /// Whether `component`, as written, holds no percent-encoding and no non-ASCII
@@ -510,27 +488,27 @@ impl<'a> IriRef<'a> {
 
     /// The path (possibly empty).
     pub fn path(&self) -> &'a str {
-        self.slice(self.path)
+        self.slice(self.spans.path)
     }
 
     /// The path, query and fragment, as written (from the start of the path to the end).
     pub fn path_query_fragment(&self) -> &'a str {
-        &self.text[self.path.0 as usize..]
+        &self.text[self.spans.path.0 as usize..]
     }
 
     /// The query, without its `?`.
     pub fn query(&self) -> Option<&'a str> {
-        self.query.map(|s| self.slice(s))
+        self.spans.query.map(|s| self.slice(s))
     }
 
     /// The fragment, without its `#`.
     pub fn fragment(&self) -> Option<&'a str> {
-        self.fragment.map(|s| self.slice(s))
+        self.spans.fragment.map(|s| self.slice(s))
     }
 
     /// Whether the reference has a scheme (is an IRI, not a relative reference).
     pub fn is_absolute(&self) -> bool {
-        self.scheme_end.is_some()
+        self.spans.scheme_end.is_some()
     }
 
     /// The five components of RFC 3986 §5.2, for resolution.

@@ -863,7 +863,7 @@ impl Normalizer {
         trace: &mut Tracer<'_>,
     ) {
         if let Some(rules) = self.rules_in_force() {
-            let view = key_view(&b.key, layout);
+            let view = IriRef::split_written(&b.key, layout);
             if !view.is_ok_and(|v| rules.leave_at_a_glance(&Glance::of_view(&v))) {
                 layout = apply_rules(writer, rules, b, layout, trace);
             }
@@ -892,7 +892,7 @@ impl Normalizer {
     /// [`Normalizer::write_form`] into bytes, without a trace.
     fn write_form_bytes(&self, key: &str, layout: Option<Layout>, out: &mut Vec<u8>) {
         if self.options.form == Form::Surt {
-            surt::write_surt_of_key(key, key_view(key, layout), self.options.surt_scheme, out);
+            surt::write_surt_of_key(key, layout, self.options.surt_scheme, out);
         } else {
             out.extend_from_slice(key.as_bytes());
         }
@@ -1156,16 +1156,18 @@ fn apply_rules(
     for _ in 0..8 {
         b.fired.clear();
         b.after.clear();
-        match key_view(&b.key, layout) {
+        match IriRef::split_written(&b.key, layout) {
             Ok(view) => rules.apply_view(&view, &mut b.after, &mut b.fired),
             Err(_) => rules.apply(&b.key, &mut b.after, &mut b.fired),
         }
         for rule in &b.fired {
             note(trace, "protocol", rule.name(), &b.key, &b.after);
         }
+        // What the rules wrote is not laid out, unless it is the key as it was.
+        if b.after != b.key {
+            layout = None;
+        }
         std::mem::swap(&mut b.key, &mut b.after);
-        // What the rules wrote is not laid out.
-        layout = None;
         if b.fired.iter().all(|k| k.touches_only_query_or_fragment()) {
             break;
         }
@@ -1182,15 +1184,6 @@ fn apply_rules(
         std::mem::swap(&mut b.key, &mut b.after);
     }
     layout
-}
-
-/// The view of `key`, a key the ladder wrote (valid by construction): from where its
-/// writer recorded its components, else split, not parsed again.
-fn key_view(key: &str, layout: Option<Layout>) -> Result<IriRef<'_>, Error> {
-    match layout {
-        Some(layout) => Ok(IriRef::laid_out(key, layout)),
-        None => IriRef::split_valid(key),
-    }
 }
 
 /// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).
@@ -1267,6 +1260,7 @@ enum RunKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::Arc;
 
     fn key(level: Level, form: Form, s: &str) -> String {
         let n = Normalizer::new(Options {
@@ -1276,6 +1270,59 @@ mod tests {
         })
         .unwrap();
         n.normalize(s).unwrap().into_owned()
+    }
+
+    /// The SURT of a record under protocol rules is the SURT of its `uri` key under the same
+    /// rules (as [`surt::surt`] parses it): the view the SURT form takes of the key, from the
+    /// layout its writer recorded and carried through the rules' rounds, is the key's.
+    #[test]
+    fn surts_under_rules_are_the_surts_of_their_keys() {
+        let records = [
+            "HTTP://WWW.Example.COM/a/./b?utm_source=x&id=1#frag",
+            "http://example.com/a;jsessionid=1/b?x=1",
+            "http://example.com/.;jsessionid=1/x",
+            "http://example.com/%7Ea/?&&q=1",
+            "http://User@Example.com:80/p?sid=2&x=3",
+            "https://bücher.example/é?utm_medium=y",
+            "http://example.com./x?",
+            "http://192.0.2.1:8080/A?B",
+            "http://%31.2.3.4/?gclid=1",
+            "http://[2001:DB8::1]/x?gclid=1",
+            "mailto:Joe@Example.COM",
+            "//Example.com/x?utm_campaign=z",
+            "http://example.com/a?x=1",
+            "http://example.com/a?u=1&x=2",
+        ];
+        let mut rewritten = 0;
+        for profile in ["crawler", "crawler@1"] {
+            let rules = Arc::new(Rules::profile(profile).unwrap());
+            let with = |form| {
+                Normalizer::new(Options {
+                    level: Level::Protocol,
+                    form,
+                    rules: Some(rules.clone()),
+                    ..Options::default()
+                })
+                .unwrap()
+            };
+            let (uri, surt) = (with(Form::Uri), with(Form::Surt));
+            let scheme_rung = Normalizer::new(Options::default()).unwrap();
+            for record in records {
+                let key = uri.normalize(record).unwrap();
+                let want = surt::surt(&key, false);
+                assert_eq!(
+                    surt.normalize(record).unwrap(),
+                    want,
+                    "{record} ({profile})"
+                );
+                rewritten += usize::from(key != scheme_rung.normalize(record).unwrap());
+            }
+        }
+        // The rules rewrote keys (their rounds ran), and not every key.
+        assert!(
+            rewritten > 4 && rewritten < 2 * records.len(),
+            "{rewritten}"
+        );
     }
 
     #[test]

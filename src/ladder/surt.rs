@@ -58,9 +58,8 @@
 
 use std::cell::RefCell;
 
-use crate::iri::error::Error;
 use crate::iri::find::rfind;
-use crate::iri::parse::{HostKind, IriRef};
+use crate::iri::parse::{HostKind, IriRef, Layout};
 use crate::iri::percent;
 
 /// How [`write_surt_with`] writes a SURT.
@@ -110,12 +109,13 @@ pub(crate) fn write_surt_bytes(key: &str, options: SurtOptions, out: &mut Vec<u8
     }
 }
 
-/// [`write_surt`] into bytes, for a key the ladder wrote, valid by construction, as `view`
-/// splits it (from where the key's writer recorded its components, or split without
-/// checking them again); where that split failed, the key as it is, lowercased.
+/// [`write_surt`] into bytes, for a key the ladder wrote, valid by construction: its view
+/// taken from where its writer recorded its components (`layout`), or split without
+/// checking them again ([`IriRef::split_written`]); where that split fails, the key as it
+/// is, lowercased.
 pub(crate) fn write_surt_of_key(
     key: &str,
-    view: Result<IriRef<'_>, Error>,
+    layout: Option<Layout>,
     include_scheme: bool,
     out: &mut Vec<u8>,
 ) {
@@ -123,7 +123,7 @@ pub(crate) fn write_surt_of_key(
         include_scheme,
         ..SurtOptions::default()
     };
-    match view {
+    match IriRef::split_written(key, layout) {
         Ok(view) => write_surt_of_view(&view, options, out),
         Err(_) => push_cased(key.as_bytes(), options, out),
     }
