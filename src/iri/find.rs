@@ -139,6 +139,22 @@ pub(crate) fn rfind(a: u8, haystack: &[u8]) -> Option<usize> {
     (m != 0).then(|| 7 - (m.leading_zeros() / 8) as usize)
 }
 
+/// The index of the first byte of `haystack` that is one of `needles` (for sets larger than
+/// [`find3`] takes), eight bytes at a time.
+#[inline]
+pub(crate) fn find_any<const N: usize>(needles: [u8; N], haystack: &[u8]) -> Option<usize> {
+    first_of(needles, haystack)
+}
+
+/// Whether `haystack` holds an ASCII byte from `low` to `high` (`low` at least 1), eight
+/// bytes at a time ([`ascii_in_range`]).
+#[inline]
+pub(crate) fn has_ascii_in_range(haystack: &[u8], low: u8, high: u8) -> bool {
+    let mut chunks = haystack.chunks_exact(8);
+    let found = chunks.any(|c| ascii_in_range(word(c), low, high) != 0);
+    found || chunks.remainder().iter().any(|c| (low..=high).contains(c))
+}
+
 /// The index of the first byte of `haystack` that is not ASCII.
 #[inline]
 pub(crate) fn find_non_ascii(haystack: &[u8]) -> Option<usize> {
@@ -221,6 +237,21 @@ mod tests {
             let high = low.saturating_add(span).min(0x7F);
             let found = ascii_in_range(u64::from_le_bytes(w), low, high);
             prop_assert_eq!(found, in_range_reference(w, low, high));
+        }
+
+        #[test]
+        fn find_any_is_the_first_of_its_needles(
+            hay in proptest::collection::vec(prop_oneof![Just(b'%'), Just(b','), Just(b')'), Just(0xA5u8), any::<u8>()], 0..100),
+        ) {
+            let needles = [b'%', b',', b'(', b')'];
+            prop_assert_eq!(find_any(needles, &hay), hay.iter().position(|c| needles.contains(c)));
+        }
+
+        #[test]
+        fn has_ascii_in_range_is_any_byte_in_it(
+            hay in proptest::collection::vec(prop_oneof![Just(b'A'), Just(b'Z'), Just(b'@'), Just(b'['), Just(0xC1u8), any::<u8>()], 0..40),
+        ) {
+            prop_assert_eq!(has_ascii_in_range(&hay, b'A', b'Z'), hay.iter().any(u8::is_ascii_uppercase));
         }
 
         #[test]

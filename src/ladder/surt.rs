@@ -58,7 +58,7 @@
 
 use std::cell::RefCell;
 
-use crate::iri::find::rfind;
+use crate::iri::find::{find_any, has_ascii_in_range, rfind};
 use crate::iri::parse::{HostKind, IriRef, Layout};
 use crate::iri::percent;
 
@@ -223,7 +223,7 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
             // RFC 3987 §5.3.2.1: the rungs lowercase only a host that is ASCII once decoded;
             // one that is not keeps its case in the key, and so in the SURT, or two hosts
             // the ladder keeps apart (`A%C3%A9`, `a%C3%A9`) would share a SURT.
-            if host.iter().any(u8::is_ascii_uppercase) && !percent::has_non_ascii_bytes(host) {
+            if has_ascii_in_range(host, b'A', b'Z') && !percent::has_non_ascii_bytes(host) {
                 out[host_start..].make_ascii_lowercase();
             }
         }
@@ -386,7 +386,7 @@ fn push_cased(key: &[u8], options: SurtOptions, out: &mut Vec<u8>) {
 /// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
 /// it. Each label is found by a search back from the end of what is left ([`rfind`]).
 fn push_reversed_labels(host: &[u8], out: &mut Vec<u8>) {
-    let plain = !host.iter().any(|b| matches!(b, b'%' | b',' | b'(' | b')'));
+    let plain = find_any([b'%', b',', b'(', b')'], host).is_none();
     let mut left = host;
     while let Some(dot) = rfind(b'.', left) {
         push_label(&left[dot + 1..], plain, out);
