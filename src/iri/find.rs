@@ -55,9 +55,10 @@ pub(crate) fn word(chunk: &[u8]) -> u64 {
     u64::from_le_bytes(w)
 }
 
-/// The index of the first byte of a short `haystack` that is one of `needles`.
+/// The index of the first byte of a short `haystack` that is one of `needles`, eight bytes at
+/// a time (also for sets larger than [`find3`] takes).
 #[inline(always)]
-fn first_of<const N: usize>(needles: [u8; N], haystack: &[u8]) -> Option<usize> {
+pub(crate) fn first_of<const N: usize>(needles: [u8; N], haystack: &[u8]) -> Option<usize> {
     let repeated = needles.map(|n| ONES * u64::from(n));
     // Each mask is exact up to its own first match, so the lowest of the first matches is
     // exact.
@@ -137,13 +138,6 @@ pub(crate) fn rfind(a: u8, haystack: &[u8]) -> Option<usize> {
     // last match among the eight is the last of the few bytes left.
     let m = matches_exactly(word(haystack), repeated);
     (m != 0).then(|| 7 - (m.leading_zeros() / 8) as usize)
-}
-
-/// The index of the first byte of `haystack` that is one of `needles` (for sets larger than
-/// [`find3`] takes), eight bytes at a time.
-#[inline]
-pub(crate) fn find_any<const N: usize>(needles: [u8; N], haystack: &[u8]) -> Option<usize> {
-    first_of(needles, haystack)
 }
 
 /// Whether `haystack` holds an ASCII byte from `low` to `high` (`low` at least 1), eight
@@ -240,11 +234,11 @@ mod tests {
         }
 
         #[test]
-        fn find_any_is_the_first_of_its_needles(
+        fn first_of_is_the_first_of_its_needles(
             hay in proptest::collection::vec(prop_oneof![Just(b'%'), Just(b','), Just(b')'), Just(0xA5u8), any::<u8>()], 0..100),
         ) {
             let needles = [b'%', b',', b'(', b')'];
-            prop_assert_eq!(find_any(needles, &hay), hay.iter().position(|c| needles.contains(c)));
+            prop_assert_eq!(first_of(needles, &hay), hay.iter().position(|c| needles.contains(c)));
         }
 
         #[test]

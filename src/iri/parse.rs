@@ -82,7 +82,7 @@ pub enum HostKind {
 }
 
 /// A half-open byte range into the parsed text.
-type Span = (u32, u32);
+pub(crate) type Span = (u32, u32);
 
 /// A parsed IRI reference: the text and the offsets of its components.
 ///

@@ -58,7 +58,7 @@
 
 use std::cell::RefCell;
 
-use crate::iri::find::{find_any, has_ascii_in_range, rfind};
+use crate::iri::find::{first_of, has_ascii_in_range, rfind};
 use crate::iri::parse::{HostKind, IriRef, Layout};
 use crate::iri::percent;
 
@@ -386,7 +386,7 @@ fn push_cased(key: &[u8], options: SurtOptions, out: &mut Vec<u8>) {
 /// Writes the labels of `host` last to first, joined with `,`, each as [`push_label`] writes
 /// it. Each label is found by a search back from the end of what is left ([`rfind`]).
 fn push_reversed_labels(host: &[u8], out: &mut Vec<u8>) {
-    let plain = find_any([b'%', b',', b'(', b')'], host).is_none();
+    let plain = first_of([b'%', b',', b'(', b')'], host).is_none();
     let mut left = host;
     while let Some(dot) = rfind(b'.', left) {
         push_label(&left[dot + 1..], plain, out);
