@@ -233,14 +233,6 @@ impl Blocks for Avx2 {
     const WIDTH: usize = 32;
 
     #[inline(always)]
-    fn tail_special(self, b: &[u8], i: usize) -> u32 {
-        let v = V256::load(b, i);
-        // Below 0x21, or not ASCII (signed).
-        let low_or_high = v.lt(V256::splat(0x21)).bits();
-        low_or_high | any_of(classes(v), !SLASH)
-    }
-
-    #[inline(always)]
     fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
         let v = V256::load(b, i);
         let c = classes(v);

@@ -35,17 +35,13 @@ pub(super) struct HostMasks {
 
 /// How blocks of a record become masks: the width of a block, and the code that computes
 /// its masks. Every backend gives the masks of the portable reference
-/// ([`super::scalar::tail_masks`], [`super::scalar::tail_special`],
-/// [`super::scalar::host_masks`]) for the same bytes. A value of the type is the
+/// ([`super::scalar::tail_masks`], [`super::scalar::host_masks`]) for the same bytes. A value of the type is the
 /// permission to run its code (see `avx2::Avx2`).
 pub(super) trait Blocks: Copy {
     /// Bytes per block: 16 or 32 (the masks are `u32`).
     const WIDTH: usize;
-    /// `bad | rare | dot` of the [`TailMasks`] of the block of `b` at `i`: the bytes that
-    /// are more than ordinary characters (most blocks have none). Past the end of `b`, the
-    /// block reads line feeds ([`padded`]).
-    fn tail_special(self, b: &[u8], i: usize) -> u32;
-    /// The [`TailMasks`] of the block of `b` at `i`.
+    /// The [`TailMasks`] of the block of `b` at `i`. Past the end of `b`, the block reads
+    /// line feeds ([`padded`]).
     fn tail_masks(self, b: &[u8], i: usize) -> TailMasks;
     /// The [`HostMasks`] of the block of `b` at `i`.
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks;

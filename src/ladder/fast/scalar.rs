@@ -26,13 +26,6 @@ pub(super) fn tail_masks(c: &[u8]) -> TailMasks {
     m
 }
 
-/// The bytes of a block of a path, query or fragment that are more than ordinary
-/// characters: `bad | rare | dot` of its [`TailMasks`].
-pub(super) fn tail_special(c: &[u8]) -> u32 {
-    let m = tail_masks(c);
-    m.bad | m.rare | m.dot
-}
-
 /// The `?` and `;` of a block of up to 32 bytes.
 pub(super) fn marks(c: &[u8]) -> u32 {
     let mut m = 0;
@@ -78,10 +71,6 @@ pub(super) struct Scalar;
 
 impl Blocks for Scalar {
     const WIDTH: usize = 16;
-
-    fn tail_special(self, b: &[u8], i: usize) -> u32 {
-        tail_special(&block::<16>(b, i))
-    }
 
     fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
         tail_masks(&block::<16>(b, i))

@@ -85,11 +85,6 @@ impl Blocks for Sse2 {
     const WIDTH: usize = 16;
 
     #[inline(always)]
-    fn tail_special(self, b: &[u8], i: usize) -> u32 {
-        vector::tail_special::<V128>(b, i)
-    }
-
-    #[inline(always)]
     fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
         vector::tail_masks::<V128>(b, i)
     }

@@ -53,35 +53,26 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
     let mut i = from;
     let (mut rare, mut dots, mut marks, mut upper) = (0u32, 0u32, 0u32, 0u32);
     let end = loop {
-        if lanes.tail_special(b, i) == 0 {
-            // Ordinary characters only (the common case).
-            if LOOK & look::MARKS != 0 {
-                marks |= lanes.marks(b, i);
-            }
-            if LOOK & look::UPPER != 0 {
-                upper |= lanes.upper(b, i);
-            }
-            i += L::WIDTH;
-            continue;
-        }
+        // One classification of the block answers every question about it.
         let m = lanes.tail_masks(b, i);
-        // A '/' before the block, or the start of the path (where a '.' starts a segment).
-        let carry = u32::from(i == from || b[i - 1] == b'/');
-        let keep = if m.bad != 0 {
-            (1u32 << m.bad.trailing_zeros()) - 1
-        } else {
-            u32::MAX
-        };
-        rare |= m.rare & keep;
+        // The bytes before the first one no component allows raw (the record's end): all
+        // of them where the block has none.
+        let keep = m.bad.wrapping_sub(1) & !m.bad;
         if LOOK & look::MARKS != 0 {
             marks |= lanes.marks(b, i) & keep;
         }
         if LOOK & look::UPPER != 0 {
             upper |= lanes.upper(b, i) & keep;
         }
-        dots |= ((m.slash << 1) | carry) & m.dot & keep;
-        if m.bad != 0 {
-            break i + m.bad.trailing_zeros() as usize;
+        if m.bad | m.rare | m.dot != 0 {
+            // A '/' before the block, or the start of the path (where a '.' starts a
+            // segment).
+            let carry = u32::from(i == from || b[i - 1] == b'/');
+            rare |= m.rare & keep;
+            dots |= ((m.slash << 1) | carry) & m.dot & keep;
+            if m.bad != 0 {
+                break i + m.bad.trailing_zeros() as usize;
+            }
         }
         i += L::WIDTH;
     };

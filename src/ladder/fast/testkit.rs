@@ -28,11 +28,6 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
         ] {
             let at = format!("{lanes:?} {bytes:?}");
             assert_eq!(lanes.tail_masks(b, i), scalar::tail_masks(bytes), "{at}");
-            assert_eq!(
-                lanes.tail_special(b, i),
-                scalar::tail_special(bytes),
-                "{at}"
-            );
             assert_eq!(lanes.host_masks(b, i), scalar::host_masks(bytes), "{at}");
             assert_eq!(lanes.marks(b, i), scalar::marks(bytes), "{at}");
             assert_eq!(lanes.upper(b, i), scalar::upper(bytes), "{at}");

@@ -57,14 +57,6 @@ fn forbidden<V: Vector>(v: V) -> V {
     quotes.or(eq_byte(v, 0x7f).or(angle)).or(brackets)
 }
 
-/// [`super::blocks::Blocks::tail_special`] with vectors of type `V`.
-#[inline(always)]
-pub(super) fn tail_special<V: Vector>(b: &[u8], i: usize) -> u32 {
-    let v = V::load(b, i);
-    let flags = eq_byte(v, b'%').or(eq_byte(v, b'#')).or(eq_byte(v, b'.'));
-    low_or_high(v).or(forbidden(v)).or(flags).bits()
-}
-
 /// [`super::blocks::Blocks::tail_masks`] with vectors of type `V`.
 #[inline(always)]
 pub(super) fn tail_masks<V: Vector>(b: &[u8], i: usize) -> TailMasks {
