@@ -43,8 +43,10 @@ impl FastPath {
     ) -> (usize, u64) {
         let (mut at, mut lines) = (0, 0);
         let b = rest.as_bytes();
-        // `at` follows a line feed, so slicing there is on a char boundary.
-        while let Some(line) = rest.get(at..) {
+        while at < rest.len() {
+            // SAFETY: `at` is 0 or follows a line feed (an ASCII byte), so it is on a char
+            // boundary of `rest`, and it is below `rest.len()`.
+            let line = unsafe { rest.get_unchecked(at..) };
             let Some(shape) = self.scan_with::<L, LOOK>(lanes, line) else {
                 break;
             };
@@ -59,7 +61,10 @@ impl FastPath {
                 break;
             };
             // One call of `take` for a line, whatever ends it.
-            if shape.len > max_line || !take(&line[..shape.len], shape) {
+            // SAFETY: `shape.len` is at most `line.len()`, and `line[shape.len]` is a line
+            // feed or a carriage return (checked just above): a char boundary.
+            let record = unsafe { line.get_unchecked(..shape.len) };
+            if shape.len > max_line || !take(record, shape) {
                 break;
             }
             at = end + ending;
