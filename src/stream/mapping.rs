@@ -5,8 +5,9 @@
 //!
 //! Pages are handed back to the kernel behind the run: once the writer has written a chunk
 //! and it comes back to the reader, the pages before its end are released
-//! ([`Mapping::release_through`]), so the memory a run holds of a mapped file stays about
-//! the chunks in flight, as it is for a file that is read.
+//! ([`Mapping::release_through`]), at least [`RELEASE_STEP`] bytes at a time, so the memory a
+//! run holds of a mapped file stays about the chunks in flight and one step, as it is for a
+//! file that is read.
 //!
 //! A file is mapped at the size it has when the run reaches it: lines appended afterwards
 //! are not read (a file that is read is read to the end it has when the reader gets there).
@@ -24,6 +25,13 @@ use memmap2::Mmap;
 /// irinorm runs on (4 KiB, 16 KiB or 64 KiB), so no page that a later chunk still reads
 /// is released.
 const RELEASE_ALIGN: usize = 64 * 1024;
+
+/// Pages are released at least this many bytes at a time: each release makes the kernel
+/// flush the page translations of every processor the run's threads are on, which
+/// interrupts the workers. Released a chunk (1 MiB) at a time, one thread spent 3 to 6 % more
+/// CPU time than it does with this step (docs/performance.md); the step adds at most this
+/// much to the memory a run holds.
+const RELEASE_STEP: usize = 64 * RELEASE_ALIGN;
 
 /// A regular file, mapped read-only.
 pub(super) struct Mapping {
@@ -69,12 +77,13 @@ impl Mapping {
     }
 
     /// Gives the kernel back the pages before `end` (rounded down to [`RELEASE_ALIGN`])
-    /// that are not released yet: the bytes before `end` have been written and are not read
-    /// again. Called by the reader only.
+    /// that are not released yet, once they are [`RELEASE_STEP`] bytes or more: the bytes
+    /// before `end` have been written and are not read again. (Those left at the end go
+    /// with the map.) Called by the reader only.
     pub(super) fn release_through(&self, end: usize) {
         let end = end.min(self.map.len()) / RELEASE_ALIGN * RELEASE_ALIGN;
         let from = self.released.load(Ordering::Relaxed);
-        if end <= from {
+        if end < from + RELEASE_STEP {
             return;
         }
         self.released.store(end, Ordering::Relaxed);
@@ -132,22 +141,27 @@ mod tests {
 
     #[test]
     fn a_map_holds_the_file_and_survives_releases() {
-        let bytes: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let len = 2 * RELEASE_STEP + 300_000;
+        let bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
         let path = file_with(&bytes, "whole");
         let map = Mapping::open(&path).unwrap().unwrap();
         assert_eq!(map.bytes(), &bytes[..]);
-        map.release_through(100_000);
-        assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
+        let released = || map.released.load(Ordering::Relaxed);
+        map.release_through(RELEASE_STEP - 1);
+        assert_eq!(released(), 0, "less than a step: kept");
+        map.release_through(RELEASE_STEP + 100_000);
+        assert_eq!(released(), RELEASE_STEP + 65_536);
         map.release_through(10);
-        assert_eq!(map.released.load(Ordering::Relaxed), 65_536);
-        assert_eq!(map.release_inside(70_000, 200_000), 196_608);
-        assert_eq!(map.release_inside(196_608, 200_000), 196_608, "nothing new");
-        assert_eq!(
-            map.released.load(Ordering::Relaxed),
-            65_536,
-            "inside: not moved"
-        );
+        assert_eq!(released(), RELEASE_STEP + 65_536);
+        map.release_through(2 * RELEASE_STEP);
+        assert_eq!(released(), RELEASE_STEP + 65_536, "less than a step since");
+        let inside = RELEASE_STEP + 70_000;
+        let (to, whole) = (inside + 130_000, RELEASE_STEP + 196_608);
+        assert_eq!(map.release_inside(inside, to), whole);
+        assert_eq!(map.release_inside(whole, to), whole, "nothing new");
+        assert_eq!(released(), RELEASE_STEP + 65_536, "inside: not moved");
         map.release_through(usize::MAX);
+        assert_eq!(released(), 2 * RELEASE_STEP + 262_144);
         // Released pages read the same bytes again.
         assert_eq!(map.bytes(), &bytes[..]);
         std::fs::remove_file(path).unwrap();
