@@ -52,7 +52,8 @@ pub(super) struct Chunk {
     pub(super) len: usize,
     /// The chunk's range of a mapped file: its lines, read from there rather than from
     /// `data` (see [`Chunk::lines`]); for a [`ChunkKind::TooLong`] line, the whole line,
-    /// whose first bytes are in `data`. Its pages are released once the chunk is written.
+    /// whose first bytes are in `data`. Its pages are released once the chunk is written
+    /// (with those of the chunks before it, at least 4 MiB at a time).
     pub(super) mapped: Option<MappedLines>,
     /// The formatted output lines of the chunk's records, but for the verbatim runs.
     pub(super) out: Vec<u8>,

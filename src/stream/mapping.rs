@@ -28,7 +28,7 @@ const RELEASE_ALIGN: usize = 64 * 1024;
 
 /// Pages are released at least this many bytes at a time: each release makes the kernel
 /// flush the page translations of every processor the run's threads are on, which
-/// interrupts the workers. Released a chunk (1 MiB) at a time, one thread spent 3 to 6 % more
+/// interrupts the workers. Released a chunk (1 MiB) at a time, one thread spent 2 to 6 % more
 /// CPU time than it does with this step (docs/performance.md); the step adds at most this
 /// much to the memory a run holds.
 const RELEASE_STEP: usize = 64 * RELEASE_ALIGN;

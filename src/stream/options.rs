@@ -103,7 +103,8 @@ impl EngineOptions {
     /// These options with `mmap` set: with it, regular files are read through a memory
     /// map, and the engine cuts chunks out of the map instead of copying the file into
     /// buffers (compressed files, files of size 0 and other inputs are read either way).
-    /// Pages are handed back as chunks are written, so memory stays bounded.
+    /// Pages are handed back as chunks are written (at least 4 MiB at a time), so memory
+    /// stays bounded.
     ///
     /// # Safety
     ///

@@ -35,8 +35,8 @@ pub(super) struct HostMasks {
 
 /// How blocks of a record become masks: the width of a block, and the code that computes
 /// its masks. Every backend gives the masks of the portable reference
-/// ([`super::scalar::tail_masks`], [`super::scalar::host_masks`]) for the same bytes. A value of the type is the
-/// permission to run its code (see `avx2::Avx2`).
+/// ([`super::scalar::tail_masks`], [`super::scalar::host_masks`]) for the same bytes. A
+/// value of the type is the permission to run its code (see `avx2::Avx2`).
 pub(super) trait Blocks: Copy {
     /// Bytes per block: 16 or 32 (the masks are `u32`).
     const WIDTH: usize;

@@ -44,6 +44,7 @@ impl FastPath {
         let (mut at, mut lines) = (0, 0);
         let b = rest.as_bytes();
         while at < rest.len() {
+            debug_assert!(rest.is_char_boundary(at));
             // SAFETY: `at` is 0 or follows a line feed (an ASCII byte), so it is on a char
             // boundary of `rest`, and it is below `rest.len()`.
             let line = unsafe { rest.get_unchecked(at..) };
@@ -61,8 +62,9 @@ impl FastPath {
                 break;
             };
             // One call of `take` for a line, whatever ends it.
-            // SAFETY: `shape.len` is at most `line.len()`, and `line[shape.len]` is a line
-            // feed or a carriage return (checked just above): a char boundary.
+            debug_assert!(line.is_char_boundary(shape.len));
+            // SAFETY: `shape.len` is below `line.len()`, and `line[shape.len]` is a line feed
+            // or a carriage return (checked just above): a char boundary.
             let record = unsafe { line.get_unchecked(..shape.len) };
             if shape.len > max_line || !take(record, shape) {
                 break;

@@ -8,7 +8,7 @@ use super::tail::{look, scan_tail, scan_tail_reference};
 use super::{Backend, FastPath};
 use crate::iri::scheme::lookup;
 use crate::iri::test_rng::Rng;
-use crate::ladder::{Level, Options};
+use crate::ladder::{Form, Level, Options};
 
 /// The masks of `lanes` are those of the scalar reference: every byte value in every
 /// position, random blocks, at the start of a text, further on and at its end.
@@ -123,11 +123,15 @@ pub(super) fn runs_of_lines_are_what_line_by_line_gives(backend: Backend) {
         "http://a.example/a-rather-long-path/that/goes/on/and/on/for/a/while.html\n",
         "http://a.example/no-line-feed",
         "x y\n",
+        "http://a.example/\u{e9}t\u{e9}\n",
+        "https://a.example/%C3%A9/\u{65e5}\u{672c}?q=\u{e9}\n",
     ];
     let mut rng = Rng(0x5EED_0F11_E5E5);
     for options in [
         Options::default(),
         Options::default().with_level(Level::String),
+        // The `iri` form takes raw non-ASCII text: lines cut after it.
+        Options::default().with_form(Form::Iri),
     ] {
         let f = FastPath {
             backend,
