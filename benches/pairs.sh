@@ -71,4 +71,8 @@ for _ in $(seq "$n"); do
 done
 printf '%s\n' "${ratios[@]}" | sort -n | awk '
     { r[NR] = $1 }
-    END { printf "median %.3f  smallest %.3f  largest %.3f  (%d pairs)\n", r[int((NR + 1) / 2)], r[1], r[NR], NR }'
+    END {
+        # Of an even number of pairs, the median is the mean of the two middle ratios.
+        median = NR % 2 ? r[(NR + 1) / 2] : (r[NR / 2] + r[NR / 2 + 1]) / 2
+        printf "median %.3f  smallest %.3f  largest %.3f  (%d pairs)\n", median, r[1], r[NR], NR
+    }'
