@@ -192,6 +192,7 @@ pub(crate) struct Layout {
     pub(crate) host: Span,
     /// The port without its `:` (possibly empty).
     pub(crate) port: Option<Span>,
+    /// The path (possibly empty).
     pub(crate) path: Span,
     /// The query without its `?`.
     pub(crate) query: Option<Span>,

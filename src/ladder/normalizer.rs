@@ -1175,9 +1175,8 @@ fn apply_rules(
             break;
         };
         b.after.clear();
-        let written = writer.write_laid_out_key(&again, &mut b.after, &mut b.path, trace);
         // Either way `b.key` ends up with the text the writer wrote.
-        layout = written;
+        layout = writer.write_laid_out_key(&again, &mut b.after, &mut b.path, trace);
         if b.after == b.key {
             break;
         }
