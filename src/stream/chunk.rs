@@ -121,6 +121,13 @@ pub(super) struct MappedLines {
     pub(super) range: Range<usize>,
 }
 
+impl MappedLines {
+    /// Maps the pages of the lines in (see [`Mapping::populate`]).
+    pub(super) fn populate(&self) {
+        self.map.populate(self.range.clone());
+    }
+}
+
 /// A chunk's bytes, from its parts (for callers that hold other parts of it borrowed):
 /// the range of lines of a mapped file in `mapped`, or else `filled`, the filled part of its
 /// data (which holds the first bytes of a too-long line).

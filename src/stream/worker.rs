@@ -1,8 +1,9 @@
 //! The worker stage (SPEC §2 records, §8 engine): runs the operation over every record of a
 //! chunk and formats the results into the chunk's one output buffer, with its counts and
-//! first diagnostics. The chunk is validated as UTF-8 at once; lines that pass through (the
-//! fast path) are written as they are, in key output as [`VerbatimRun`]s of the input that
-//! are not even copied; every other line is prepared and handed to the operation.
+//! first diagnostics. The chunk is validated as UTF-8 a piece at a time ([`PIECE`]), just
+//! before its lines are gone through; lines that pass through (the fast path) are written as
+//! they are, in key output as [`VerbatimRun`]s of the input that are not even copied; every
+//! other line is prepared and handed to the operation.
 
 use std::ops::Range;
 use std::panic::{self, AssertUnwindSafe};
@@ -20,6 +21,14 @@ use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::operation::{NextLine, Operation};
 use crate::stream::options::{EngineOptions, OnError};
 use crate::stream::output::{OutputMode, Record, RowWriter};
+
+/// The chunk is validated as UTF-8 this many bytes at a time (cut after a line feed; a
+/// longer line is a piece of its own), each piece just before its lines are gone through:
+/// the scan then reads bytes that are in the cache, and, as it prefetches the input ahead
+/// of the line at hand, the processor fetches the next piece while the scan works on this
+/// one. Validated at once, a chunk's bytes came from memory in one stretch in which the
+/// processor did nothing else: one thread took 6-10 % more CPU time (docs/performance.md).
+const PIECE: usize = 16 * 1024;
 
 /// The message of a `too-long` error.
 const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
@@ -136,8 +145,12 @@ impl Backoff {
 struct Pass<'c> {
     /// The chunk's bytes.
     data: &'c [u8],
-    /// The same bytes as text, when the whole chunk is valid UTF-8.
+    /// The same bytes as text, `data[..valid_to]`, while the pieces validated so far are
+    /// valid UTF-8 ([`Pass::validate_piece`]); `None` from the first that is not on, where
+    /// each line is checked alone.
     text: Option<&'c str>,
+    /// Where the pieces validated so far end: after a line feed, or at the end of `data`.
+    valid_to: usize,
     /// Whether lines that pass through are written as [`VerbatimRun`]s (see
     /// [`Worker::verbatim`]).
     writes_runs: bool,
@@ -156,6 +169,26 @@ struct Pass<'c> {
 }
 
 impl<'c> Pass<'c> {
+    /// Validates the next piece of the chunk, from `valid_to` to the last line feed within
+    /// [`PIECE`] bytes (or the first after them, or the end of the chunk), and extends
+    /// `text` over it; where it is not valid UTF-8, `text` is `None` for the rest of the
+    /// chunk.
+    fn validate_piece(&mut self) {
+        let (data, from) = (self.data, self.valid_to);
+        let end = piece_end(data, from);
+        if simdutf8::basic::from_utf8(&data[from..end]).is_ok() {
+            debug_assert!(self.text.is_some_and(|t| t.len() == from));
+            // SAFETY: `data[..from]` is valid UTF-8 (`text` held it), and so is
+            // `data[from..end]` (just validated); valid UTF-8 followed by valid UTF-8 is
+            // valid UTF-8.
+            self.text = Some(unsafe { std::str::from_utf8_unchecked(&data[..end]) });
+            self.valid_to = end;
+        } else {
+            self.text = None;
+            self.valid_to = data.len();
+        }
+    }
+
     /// Moves past the lines up to `to`, which pass through and are written as they are:
     /// they join the run, or start a new one if the run does not end where they start.
     #[inline]
@@ -272,11 +305,14 @@ impl<'a> Worker<'a> {
             self.finish_record(line, data, Err(error), &[], scratch, out, report);
             return;
         }
+        if let Some(lines) = mapped.as_ref().filter(|_| *kind == ChunkKind::Lines) {
+            lines.populate();
+        }
         let mut pass = Pass {
             data,
-            // Validate the whole chunk at once; only when that fails is each line checked
-            // alone.
-            text: simdutf8::basic::from_utf8(data).ok(),
+            // Validated a piece at a time as the lines are gone through.
+            text: Some(""),
+            valid_to: 0,
             writes_runs: self.verbatim(),
             start: 0,
             line,
@@ -293,6 +329,9 @@ impl<'a> Worker<'a> {
     /// record that stops the run ([`OnError::Fail`]).
     fn records(&self, pass: &mut Pass<'_>, scratch: &mut Scratch) {
         while pass.start < pass.data.len() {
+            if pass.start >= pass.valid_to {
+                pass.validate_piece();
+            }
             // The end (line feed) of the line at `start`, once it has been looked for.
             let mut line_end = None;
             // Whether the operation's runs of keys refused the line at `start`.
@@ -306,17 +345,21 @@ impl<'a> Worker<'a> {
                 if pass.start != before {
                     scratch.backoff.taken();
                 }
+                if pass.start == pass.valid_to {
+                    // The end of the piece: the next one is validated first.
+                    continue;
+                }
                 let key_rows = self.key_rows(pass);
                 if key_rows {
                     // Rows of the keys the operation writes in runs: the line they stop at
                     // is refused by them, and goes on as below.
                     let before = pass.start;
                     self.write_keyed(text, pass, scratch);
-                    if pass.start == pass.data.len() {
-                        break;
-                    }
                     if pass.start != before {
                         scratch.backoff.taken();
+                    }
+                    if pass.start == pass.valid_to {
+                        continue;
                     }
                 }
                 // The line at `start` does not pass as a line that ends in a line feed alone.
@@ -697,6 +740,20 @@ impl<'a> Worker<'a> {
     }
 }
 
+/// The end of the piece of `data` that starts at `from` ([`PIECE`]): just after the last
+/// line feed within `PIECE` bytes, else after the first line feed past them, else the end
+/// of `data`.
+fn piece_end(data: &[u8], from: usize) -> usize {
+    let end = from.saturating_add(PIECE);
+    if end >= data.len() {
+        return data.len();
+    }
+    match memchr::memrchr(b'\n', &data[from..end]) {
+        Some(k) => from + k + 1,
+        None => memchr::memchr(b'\n', &data[end..]).map_or(data.len(), |k| end + k + 1),
+    }
+}
+
 /// Puts `key` into the chunk's sketch of distinct keys (`stats` without `unique`).
 #[inline]
 fn sketch_key(report: &mut Report, key: &[u8]) {
@@ -945,6 +1002,62 @@ mod tests {
         let in_runs: usize = chunk.verbatim_runs.iter().map(|r| r.data.len()).sum();
         assert!(in_runs < 200 * 3, "{in_runs}");
         assert!(in_runs > 100 * 3, "{in_runs}");
+    }
+
+    #[test]
+    fn a_chunk_of_many_pieces_gives_what_its_lines_give_alone() {
+        // Several pieces of lines that pass through and lines that do not, a line longer
+        // than a piece, one that is not UTF-8 (from its piece on, each line is checked
+        // alone), and a last line without a line feed.
+        let mut data = Vec::new();
+        for i in 0..(4 * PIECE / 20) {
+            data.extend_from_slice(if i % 7 == 0 {
+                b"Cc-line\n"
+            } else {
+                b"bb-line-bb\n"
+            });
+            if i == PIECE / 20 {
+                data.extend_from_slice(&[b'b'; 2 * PIECE]);
+                data.push(b'\n');
+            }
+            if i == 2 * PIECE / 20 {
+                data.extend_from_slice(b"b\xffb\n");
+            }
+        }
+        data.extend_from_slice(b"last");
+        assert!(piece_end(&data, 0) < data.len(), "more than one piece");
+        for options in [
+            EngineOptions::default(),
+            EngineOptions::default().with_output(OutputMode::Tsv),
+        ] {
+            let chunk = process(&data, ChunkKind::Lines, &options);
+            let whole = output_parts(&data, &chunk.out, &chunk.verbatim_runs).concat();
+            let (mut alone, mut from, mut lines) = (Vec::new(), 0, 0);
+            while from < data.len() {
+                let end = memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |k| from + k + 1);
+                let line = &data[from..end];
+                let c = process(line, ChunkKind::Lines, &options);
+                alone.extend(output_parts(line, &c.out, &c.verbatim_runs).concat());
+                lines += 1;
+                from = end;
+            }
+            assert_eq!(whole, alone, "{options:?}");
+            assert_eq!(chunk.report.stats.records, lines);
+        }
+    }
+
+    #[test]
+    fn pieces_end_after_a_line_feed() {
+        let mut data = vec![b'a'; PIECE - 1];
+        data.extend_from_slice(b"\nbb\n");
+        assert_eq!(piece_end(&data, 0), PIECE);
+        assert_eq!(piece_end(&data, PIECE), data.len());
+        // No line feed within a piece: the first after it.
+        let mut long = vec![b'a'; PIECE + 10];
+        long.extend_from_slice(b"\nb");
+        assert_eq!(piece_end(&long, 0), PIECE + 11);
+        assert_eq!(piece_end(&long[..PIECE + 5], 0), PIECE + 5);
+        assert_eq!(piece_end(b"", 0), 0);
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! The run-of-lines scan: [`FastPath::accepts_line`](super::FastPath::accepts_line) over as
 //! many lines as pass in a row, in one loop, so that a run of canonical lines costs the
-//! engine one call ([`crate::stream::Operation::pass_through_lines`]).
+//! engine one call ([`crate::stream::Operation::pass_through_lines`]). Each line asks the
+//! processor for the input [`prefetch::AHEAD`] bytes on ([`prefetch::ahead`]).
 
 use super::blocks::Blocks;
+use super::prefetch;
 use super::tail::{ends_crlf, look};
 use super::{FastPath, Shape, Task};
 
@@ -48,6 +50,7 @@ impl FastPath {
             // SAFETY: `at` is 0 or follows a line feed (an ASCII byte), so it is on a char
             // boundary of `rest`, and it is below `rest.len()`.
             let line = unsafe { rest.get_unchecked(at..) };
+            prefetch::ahead(b, at);
             let Some(shape) = self.scan_with::<L, LOOK>(lanes, line) else {
                 break;
             };

@@ -80,6 +80,7 @@
 mod authority;
 mod blocks;
 mod lines;
+mod prefetch;
 #[cfg(any(test, not(target_arch = "x86_64")))]
 mod scalar;
 mod scheme;
