@@ -14,6 +14,7 @@ use std::arch::x86_64::{
 };
 
 use super::blocks::{padded, Blocks, HostMasks, TailMasks};
+use super::tail::look;
 use super::vector::{self, Vector};
 use super::Task;
 
@@ -233,12 +234,22 @@ impl Blocks for Avx2 {
     const WIDTH: usize = 32;
 
     #[inline(always)]
-    fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
+    fn tail_masks<const LOOK: u8>(self, b: &[u8], i: usize) -> TailMasks {
         let v = V256::load(b, i);
         let c = classes(v);
         let high = v.bits();
         let low_or_high = v.lt(V256::splat(0x21)).bits();
         TailMasks {
+            marks: if LOOK & look::MARKS != 0 {
+                vector::marks(v)
+            } else {
+                0
+            },
+            upper: if LOOK & look::UPPER != 0 {
+                vector::upper(v)
+            } else {
+                0
+            },
             bad: (low_or_high & !high) | any_of(c, BAD),
             rare: bit_of::<{ top(HASH_PERCENT) }>(c) | high,
             dot: bit_of::<{ top(DOT) }>(c),
@@ -249,16 +260,6 @@ impl Blocks for Avx2 {
     #[inline(always)]
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         vector::host_masks::<V256>(b, i)
-    }
-
-    #[inline(always)]
-    fn marks(self, b: &[u8], i: usize) -> u32 {
-        vector::marks::<V256>(b, i)
-    }
-
-    #[inline(always)]
-    fn upper(self, b: &[u8], i: usize) -> u32 {
-        vector::upper::<V256>(b, i)
     }
 }
 

@@ -3,6 +3,7 @@
 //! one.
 
 use super::blocks::{Blocks, HostMasks, TailMasks};
+use super::tail::look;
 
 /// Whether byte `b` is one that no path, query or fragment allows raw.
 pub(super) const fn is_bad(b: u8) -> bool {
@@ -13,8 +14,9 @@ pub(super) const fn is_bad(b: u8) -> bool {
         )
 }
 
-/// [`TailMasks`] of a block of up to 32 bytes.
-pub(super) fn tail_masks(c: &[u8]) -> TailMasks {
+/// [`TailMasks`] of a block of up to 32 bytes, with the classes of [`look`] that `looks`
+/// asks for.
+pub(super) fn tail_masks(c: &[u8], looks: u8) -> TailMasks {
     let mut m = TailMasks::default();
     for (k, &b) in c.iter().enumerate() {
         let bit = |yes: bool| u32::from(yes) << k;
@@ -22,24 +24,8 @@ pub(super) fn tail_masks(c: &[u8]) -> TailMasks {
         m.rare |= bit(b == b'%' || b == b'#' || b >= 0x80);
         m.dot |= bit(b == b'.');
         m.slash |= bit(b == b'/');
-    }
-    m
-}
-
-/// The `?` and `;` of a block of up to 32 bytes.
-pub(super) fn marks(c: &[u8]) -> u32 {
-    let mut m = 0;
-    for (k, &b) in c.iter().enumerate() {
-        m |= u32::from(b == b'?' || b == b';') << k;
-    }
-    m
-}
-
-/// The ASCII uppercase letters of a block of up to 32 bytes.
-pub(super) fn upper(c: &[u8]) -> u32 {
-    let mut m = 0;
-    for (k, &b) in c.iter().enumerate() {
-        m |= u32::from(b.is_ascii_uppercase()) << k;
+        m.marks |= bit(looks & look::MARKS != 0 && (b == b'?' || b == b';'));
+        m.upper |= bit(looks & look::UPPER != 0 && b.is_ascii_uppercase());
     }
     m
 }
@@ -72,20 +58,12 @@ pub(super) struct Scalar;
 impl Blocks for Scalar {
     const WIDTH: usize = 16;
 
-    fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
-        tail_masks(&block::<16>(b, i))
+    fn tail_masks<const LOOK: u8>(self, b: &[u8], i: usize) -> TailMasks {
+        tail_masks(&block::<16>(b, i), LOOK)
     }
 
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         host_masks(&block::<16>(b, i))
-    }
-
-    fn marks(self, b: &[u8], i: usize) -> u32 {
-        marks(&block::<16>(b, i))
-    }
-
-    fn upper(self, b: &[u8], i: usize) -> u32 {
-        upper(&block::<16>(b, i))
     }
 }
 

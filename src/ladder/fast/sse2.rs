@@ -85,23 +85,13 @@ impl Blocks for Sse2 {
     const WIDTH: usize = 16;
 
     #[inline(always)]
-    fn tail_masks(self, b: &[u8], i: usize) -> TailMasks {
-        vector::tail_masks::<V128>(b, i)
+    fn tail_masks<const LOOK: u8>(self, b: &[u8], i: usize) -> TailMasks {
+        vector::tail_masks::<V128, LOOK>(b, i)
     }
 
     #[inline(always)]
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         vector::host_masks::<V128>(b, i)
-    }
-
-    #[inline(always)]
-    fn marks(self, b: &[u8], i: usize) -> u32 {
-        vector::marks::<V128>(b, i)
-    }
-
-    #[inline(always)]
-    fn upper(self, b: &[u8], i: usize) -> u32 {
-        vector::upper::<V128>(b, i)
     }
 }
 

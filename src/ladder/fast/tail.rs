@@ -54,15 +54,15 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
     let (mut rare, mut dots, mut marks, mut upper) = (0u32, 0u32, 0u32, 0u32);
     let end = loop {
         // One classification of the block answers every question about it.
-        let m = lanes.tail_masks(b, i);
+        let m = lanes.tail_masks::<LOOK>(b, i);
         // The bytes before the first one no component allows raw (the record's end): all
         // of them where the block has none.
         let keep = m.bad.wrapping_sub(1) & !m.bad;
         if LOOK & look::MARKS != 0 {
-            marks |= lanes.marks(b, i) & keep;
+            marks |= m.marks & keep;
         }
         if LOOK & look::UPPER != 0 {
-            upper |= lanes.upper(b, i) & keep;
+            upper |= m.upper & keep;
         }
         if m.bad | m.rare | m.dot != 0 {
             // A '/' before the block, or the start of the path (where a '.' starts a

@@ -27,10 +27,26 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
             (&text[..], 10 + w / 2, &end[..]),
         ] {
             let at = format!("{lanes:?} {bytes:?}");
-            assert_eq!(lanes.tail_masks(b, i), scalar::tail_masks(bytes), "{at}");
+            let (all, marks, upper) = (look::MARKS | look::UPPER, look::MARKS, look::UPPER);
+            assert_eq!(
+                lanes.tail_masks::<0>(b, i),
+                scalar::tail_masks(bytes, 0),
+                "{at}"
+            );
+            assert_eq!(
+                lanes.tail_masks::<{ look::MARKS }>(b, i),
+                scalar::tail_masks(bytes, marks)
+            );
+            assert_eq!(
+                lanes.tail_masks::<{ look::UPPER }>(b, i),
+                scalar::tail_masks(bytes, upper)
+            );
+            assert_eq!(
+                lanes.tail_masks::<{ look::MARKS | look::UPPER }>(b, i),
+                scalar::tail_masks(bytes, all),
+                "{at}"
+            );
             assert_eq!(lanes.host_masks(b, i), scalar::host_masks(bytes), "{at}");
-            assert_eq!(lanes.marks(b, i), scalar::marks(bytes), "{at}");
-            assert_eq!(lanes.upper(b, i), scalar::upper(bytes), "{at}");
         }
     };
     for x in 0..=255u8 {

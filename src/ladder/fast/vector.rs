@@ -3,6 +3,7 @@
 //! operations are on its registers ([`Vector`]).
 
 use super::blocks::{HostMasks, TailMasks};
+use super::tail::look;
 
 /// The few vector operations the SIMD masks are made of, on the 16 bytes of an SSE2 register
 /// or the 32 of an AVX2 one.
@@ -59,10 +60,12 @@ fn forbidden<V: Vector>(v: V) -> V {
 
 /// [`super::blocks::Blocks::tail_masks`] with vectors of type `V`.
 #[inline(always)]
-pub(super) fn tail_masks<V: Vector>(b: &[u8], i: usize) -> TailMasks {
+pub(super) fn tail_masks<V: Vector, const LOOK: u8>(b: &[u8], i: usize) -> TailMasks {
     let v = V::load(b, i);
     let high = v.bits();
     TailMasks {
+        marks: if LOOK & look::MARKS != 0 { marks(v) } else { 0 },
+        upper: if LOOK & look::UPPER != 0 { upper(v) } else { 0 },
         // The non-ASCII bytes are taken out of `low_or_high` again.
         bad: low_or_high(v).or(forbidden(v)).bits() & !high,
         // The top bit of a non-ASCII byte is set already.
@@ -72,17 +75,16 @@ pub(super) fn tail_masks<V: Vector>(b: &[u8], i: usize) -> TailMasks {
     }
 }
 
-/// [`super::blocks::Blocks::marks`] with vectors of type `V`.
+/// [`TailMasks::marks`] of the bytes of `v`: `?` and `;`.
 #[inline(always)]
-pub(super) fn marks<V: Vector>(b: &[u8], i: usize) -> u32 {
-    let v = V::load(b, i);
+pub(super) fn marks<V: Vector>(v: V) -> u32 {
     eq_byte(v, b'?').or(eq_byte(v, b';')).bits()
 }
 
-/// [`super::blocks::Blocks::upper`] with vectors of type `V`.
+/// [`TailMasks::upper`] of the bytes of `v`: `A-Z`.
 #[inline(always)]
-pub(super) fn upper<V: Vector>(b: &[u8], i: usize) -> u32 {
-    within(V::load(b, i), b'A', 26).bits()
+pub(super) fn upper<V: Vector>(v: V) -> u32 {
+    within(v, b'A', 26).bits()
 }
 
 /// [`super::blocks::Blocks::host_masks`] with vectors of type `V`.
