@@ -27,7 +27,8 @@ use crate::stream::output::{OutputMode, Record, RowWriter};
 /// the scan then reads bytes that are in the cache, and, as it prefetches the input ahead
 /// of the line at hand, the processor fetches the next piece while the scan works on this
 /// one. Validated at once, a chunk's bytes came from memory in one stretch in which the
-/// processor did nothing else: one thread took 6-10 % more CPU time (docs/performance.md).
+/// processor did nothing else: one thread took 5-11 % more CPU time where most lines pass
+/// through (docs/performance.md, "2026-11-27, fifth").
 const PIECE: usize = 16 * 1024;
 
 /// The message of a `too-long` error.
@@ -145,11 +146,12 @@ impl Backoff {
 struct Pass<'c> {
     /// The chunk's bytes.
     data: &'c [u8],
-    /// The same bytes as text, `data[..valid_to]`, while the pieces validated so far are
-    /// valid UTF-8 ([`Pass::validate_piece`]); `None` from the first that is not on, where
-    /// each line is checked alone.
+    /// The same bytes as text, `data[..valid_to]`, while every piece validated so far is
+    /// valid UTF-8 ([`Pass::validate_piece`]). `None` once a piece is not: from that piece
+    /// to the end of the chunk, each line is checked alone.
     text: Option<&'c str>,
     /// Where the pieces validated so far end: after a line feed, or at the end of `data`.
+    /// Once a piece is not valid UTF-8, the end of `data` (nothing more is validated).
     valid_to: usize,
     /// Whether lines that pass through are written as [`VerbatimRun`]s (see
     /// [`Worker::verbatim`]).
@@ -174,11 +176,13 @@ impl<'c> Pass<'c> {
     /// `text` over it; where it is not valid UTF-8, `text` is `None` for the rest of the
     /// chunk.
     fn validate_piece(&mut self) {
-        let (data, from) = (self.data, self.valid_to);
+        // After a piece that is not valid UTF-8, nothing more is validated.
+        let Some(valid) = self.text else { return };
+        let (data, from) = (self.data, valid.len());
+        debug_assert_eq!(from, self.valid_to);
         let end = piece_end(data, from);
         if simdutf8::basic::from_utf8(&data[from..end]).is_ok() {
-            debug_assert!(self.text.is_some_and(|t| t.len() == from));
-            // SAFETY: `data[..from]` is valid UTF-8 (`text` held it), and so is
+            // SAFETY: `data[..from]` is valid UTF-8 (it is `valid`, a `&str`), and so is
             // `data[from..end]` (just validated); valid UTF-8 followed by valid UTF-8 is
             // valid UTF-8.
             self.text = Some(unsafe { std::str::from_utf8_unchecked(&data[..end]) });
@@ -329,7 +333,7 @@ impl<'a> Worker<'a> {
     /// record that stops the run ([`OnError::Fail`]).
     fn records(&self, pass: &mut Pass<'_>, scratch: &mut Scratch) {
         while pass.start < pass.data.len() {
-            if pass.start >= pass.valid_to {
+            while pass.start >= pass.valid_to && pass.text.is_some() {
                 pass.validate_piece();
             }
             // The end (line feed) of the line at `start`, once it has been looked for.
@@ -1004,45 +1008,117 @@ mod tests {
         assert!(in_runs > 100 * 3, "{in_runs}");
     }
 
-    #[test]
-    fn a_chunk_of_many_pieces_gives_what_its_lines_give_alone() {
-        // Several pieces of lines that pass through and lines that do not, a line longer
-        // than a piece, one that is not UTF-8 (from its piece on, each line is checked
-        // alone), and a last line without a line feed.
+    /// A chunk of `data` (several pieces) gives what its lines give each alone, under
+    /// `op` and `options`; returns the chunk.
+    fn pieces_give_what_lines_give(
+        op: &dyn Operation,
+        data: &[u8],
+        options: &EngineOptions,
+    ) -> Chunk {
+        assert!(piece_end(data, 0) < data.len(), "more than one piece");
+        let chunk = process_with(op, data, ChunkKind::Lines, options);
+        let whole = output_parts(data, &chunk.out, &chunk.verbatim_runs).concat();
+        let (mut alone, mut from, mut lines) = (Vec::new(), 0, 0);
+        while from < data.len() {
+            let end = memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |k| from + k + 1);
+            let line = &data[from..end];
+            let c = process_with(op, line, ChunkKind::Lines, options);
+            alone.extend(output_parts(line, &c.out, &c.verbatim_runs).concat());
+            lines += 1;
+            from = end;
+        }
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        assert_eq!(text(&whole), text(&alone), "{options:?}");
+        assert_eq!(chunk.report.stats.records, lines, "{options:?}");
+        chunk
+    }
+
+    /// Lines made of `lines` over about four pieces, with a line longer than a piece after
+    /// the first piece, one that is not UTF-8 after the second, and a last line without a
+    /// line feed.
+    fn lines_over_pieces(lines: &[&[u8]], long: &[u8], last: &[u8]) -> Vec<u8> {
         let mut data = Vec::new();
-        for i in 0..(4 * PIECE / 20) {
-            data.extend_from_slice(if i % 7 == 0 {
-                b"Cc-line\n"
-            } else {
-                b"bb-line-bb\n"
-            });
-            if i == PIECE / 20 {
-                data.extend_from_slice(&[b'b'; 2 * PIECE]);
-                data.push(b'\n');
+        let mut i = 0;
+        while data.len() < 4 * PIECE {
+            data.extend_from_slice(lines[i % lines.len()]);
+            i += 1;
+            if (PIECE..PIECE + 40).contains(&data.len()) {
+                data.extend_from_slice(long);
             }
-            if i == 2 * PIECE / 20 {
-                data.extend_from_slice(b"b\xffb\n");
+            if (2 * PIECE + 3 * long.len()..2 * PIECE + 3 * long.len() + 40).contains(&data.len()) {
+                data.extend_from_slice(b"http://x/b\xffb\n");
             }
         }
-        data.extend_from_slice(b"last");
-        assert!(piece_end(&data, 0) < data.len(), "more than one piece");
+        data.extend_from_slice(last);
+        data
+    }
+
+    #[test]
+    fn a_chunk_of_many_pieces_gives_what_its_lines_give_alone() {
+        // Lines that pass through (a-w), one that does not every seventh, CRLF lines.
+        let lines: [&[u8]; 7] = [
+            b"Cc\n",
+            b"abcdefghij\n",
+            b"bbb\n",
+            b"abc\r\n",
+            b"ddddd\n",
+            b"eeee\n",
+            b"ff\n",
+        ];
+        let mut long = vec![b'b'; 2 * PIECE];
+        long.push(b'\n');
+        let data = lines_over_pieces(&lines, &long, b"last");
         for options in [
             EngineOptions::default(),
             EngineOptions::default().with_output(OutputMode::Tsv),
+            EngineOptions::default().with_unique(true),
         ] {
-            let chunk = process(&data, ChunkKind::Lines, &options);
-            let whole = output_parts(&data, &chunk.out, &chunk.verbatim_runs).concat();
-            let (mut alone, mut from, mut lines) = (Vec::new(), 0, 0);
-            while from < data.len() {
-                let end = memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |k| from + k + 1);
-                let line = &data[from..end];
-                let c = process(line, ChunkKind::Lines, &options);
-                alone.extend(output_parts(line, &c.out, &c.verbatim_runs).concat());
-                lines += 1;
-                from = end;
+            let chunk = pieces_give_what_lines_give(&Lowercase, &data, &options);
+            if options.output == OutputMode::Key && !options.unique {
+                // A run of lines that pass through goes on across the end of a piece.
+                let end = piece_end(&data, 0);
+                let across = |r: &VerbatimRun| r.data.start < end && r.data.end > end;
+                assert!(
+                    chunk.verbatim_runs.iter().any(across),
+                    "{:?}",
+                    chunk.verbatim_runs
+                );
             }
-            assert_eq!(whole, alone, "{options:?}");
-            assert_eq!(chunk.report.stats.records, lines);
+        }
+    }
+
+    #[test]
+    fn runs_of_keys_go_on_across_pieces() {
+        use crate::ladder::{Form, Normalizer, Options};
+        // SURTs and the crawler's keys are written in runs of keys (rows, or keys with
+        // `--unique`, one by one): the runs meet the ends of pieces too.
+        let lines: [&[u8]; 6] = [
+            b"http://a.example/p/q\n",
+            b"HTTP://X.example/\n",
+            b"http://b.example/?utm_source=x\r\n",
+            b"http://c.example\n",
+            b"http://d.example/r?s=1\n",
+            b"http://e.example/t#u\n",
+        ];
+        let mut long = b"http://f.example/".to_vec();
+        long.resize(2 * PIECE, b'v');
+        long.push(b'\n');
+        let data = lines_over_pieces(&lines, &long, b"http://g.example/last");
+        let surt = Options::default().with_form(Form::Surt);
+        let crawler = Options::default()
+            .with_level(crate::ladder::Level::Protocol)
+            .with_rules(Some(std::sync::Arc::new(
+                crate::ladder::Rules::profile("crawler").unwrap(),
+            )));
+        for ladder in [surt, crawler] {
+            let op = Normalizer::new(ladder).unwrap();
+            for options in [
+                EngineOptions::default(),
+                EngineOptions::default().with_output(OutputMode::Tsv),
+                EngineOptions::default().with_unique(true),
+            ] {
+                pieces_give_what_lines_give(&op, &data, &options);
+            }
         }
     }
 

@@ -18,6 +18,14 @@ use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::options::EngineOptions;
 use crate::stream::output::{write_diagnostic, Stats};
 
+/// `EFAULT` ("bad address"), the error a write returns where the system cannot read the
+/// bytes it was handed: on Linux, macOS and the BSDs alike.
+const EFAULT: i32 = 14;
+
+/// What a run says of a mapped input that could not be read while its lines were written.
+const SHORTENED: &str = "the file was shortened (or could not be read) while it was read \
+through a memory map; use --no-mmap for files that may change during the run";
+
 /// The writer stage: emits chunks in sequence order, with diagnostics and counts.
 pub(super) struct Writer<'a, W> {
     out: W,
@@ -146,7 +154,8 @@ impl<'a, W: Write> Writer<'a, W> {
                 }
             }
         }
-        self.write_output(chunk).map_err(RunError::from_write)?;
+        let written = self.write_output(chunk);
+        written.map_err(|error| self.write_error(chunk, error))?;
         if let Some(failure) = &chunk.report.failure {
             self.out.flush().map_err(RunError::from_write)?;
             return Err(RunError::Invalid {
@@ -185,6 +194,21 @@ impl<'a, W: Write> Writer<'a, W> {
                 self.shown += 1;
             }
         }
+    }
+
+    /// What a failed write of `chunk`'s output means. Where its verbatim runs are read from
+    /// a mapped file and the system could not read them (`EFAULT`), the file was shortened
+    /// during the run, as a read of the map itself would have said with `SIGBUS`: an input
+    /// error saying so. Otherwise an output error ([`RunError::from_write`]).
+    fn write_error(&self, chunk: &Chunk, error: io::Error) -> RunError {
+        let from_map = chunk.mapped.is_some() && !chunk.verbatim_runs.is_empty();
+        if from_map && error.raw_os_error() == Some(EFAULT) {
+            return RunError::Input {
+                name: self.names[chunk.input].clone(),
+                source: io::Error::other(SHORTENED),
+            };
+        }
+        RunError::from_write(error)
     }
 
     /// Writes the chunk's output, with its verbatim runs in place.
@@ -268,6 +292,48 @@ pub(super) mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
+    }
+
+    /// An output that cannot read what it is handed (`EFAULT`).
+    struct BadAddress;
+
+    impl Write for BadAddress {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from_raw_os_error(EFAULT))
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn lines_of_a_map_that_cannot_be_written_are_an_input_error() {
+        use crate::stream::chunk::{MappedLines, VerbatimRun};
+        use crate::stream::mapping::Mapping;
+        let path = std::env::temp_dir().join(format!("irinorm-efault-{}", std::process::id()));
+        std::fs::write(&path, b"http://a/\nhttp://b/\n").unwrap();
+        let map = std::sync::Arc::new(Mapping::open(&path).unwrap().unwrap());
+        std::fs::remove_file(&path).unwrap();
+        let (names, options) = (["urls.txt".to_owned()], EngineOptions::default());
+        let mut diagnostics = Vec::new();
+        let mut writer = Writer::new(BadAddress, &mut diagnostics, &names, &options);
+        let mut chunk = Chunk::new();
+        chunk.verbatim_runs.push(VerbatimRun { data: 0..20, at: 0 });
+        // Read from memory: an output error.
+        chunk.push(b"http://a/\nhttp://b/\n");
+        let error = writer.emit(&mut chunk).unwrap_err();
+        assert!(matches!(error, RunError::Output(_)), "{error}");
+        // Read from the map: the file was shortened.
+        chunk.mapped = Some(MappedLines { map, range: 0..20 });
+        let error = writer.emit(&mut chunk).unwrap_err();
+        assert_eq!(error.exit_code(), 2);
+        let message = error.to_string();
+        assert!(
+            message.starts_with("urls.txt: the file was shortened"),
+            "{message}"
+        );
+        assert!(message.contains("--no-mmap"), "{message}");
     }
 
     #[test]

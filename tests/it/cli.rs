@@ -91,7 +91,8 @@ fn files_are_mapped_or_with_no_mmap_read_alike() {
 
 /// A mapped input that another program truncates during the run: the run ends with a
 /// message saying so (not a bare "Bus error") and status 2, the output written so far
-/// staying written.
+/// staying written. A worker that reads the map past the new end gets `SIGBUS`; the writer,
+/// handing the system lines of the map to write, gets `EFAULT`; both say the same.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_mapped_file_shortened_during_the_run_ends_it_with_a_clear_error() {
@@ -117,8 +118,9 @@ fn a_mapped_file_shortened_during_the_run_ends_it_with_a_clear_error() {
     let out = child.wait_with_output().unwrap();
     let err = stderr(&out);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("an input file was shortened"), "{err}");
-    assert!(err.contains("(SIGBUS)"), "{err}");
+    let signal = err.contains("an input file was shortened") && err.contains("(SIGBUS)");
+    let write = err.contains("urls.txt: the file was shortened");
+    assert!(signal || write, "{err}");
     assert!(err.contains("--no-mmap"), "{err}");
     assert!(rest.len() + 1 < line.len() * 1_000_000);
     std::fs::remove_dir_all(&dir).unwrap();

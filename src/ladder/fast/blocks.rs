@@ -3,8 +3,9 @@
 //! one trait every backend implements ([`Blocks`]).
 //!
 //! The scan ([`super::tail`], [`super::authority`]) is written once, generic over
-//! [`Blocks`]; a backend only turns bytes into masks, each block once. Every backend gives exactly the masks
-//! of the portable one ([`super::scalar`]) for the same bytes, which its tests check.
+//! [`Blocks`]; a backend only turns bytes into masks, each block once. Every backend gives
+//! exactly the masks of the portable one ([`super::scalar`]) for the same bytes, which its
+//! tests check.
 
 /// What each byte of a block (16 or 32 bytes) of a path, query or fragment is: bit `k` of
 /// a field describes byte `k`.
@@ -21,7 +22,8 @@ pub(super) struct TailMasks {
     /// `/`.
     pub(super) slash: u32,
     /// `?` and `;`, where a query or a path parameter may start (the protocol rules' sieve
-    /// looks for them), where the scan asks for them ([`look::MARKS`](super::tail::look::MARKS)); else 0.
+    /// looks for them), where the scan asks for them
+    /// ([`look::MARKS`](super::tail::look::MARKS)); else 0.
     pub(super) marks: u32,
     /// The ASCII uppercase letters `A-Z` (what the SURT form lowercases), where the scan
     /// asks for them ([`look::UPPER`](super::tail::look::UPPER)); else 0.
@@ -46,8 +48,9 @@ pub(super) struct HostMasks {
 pub(super) trait Blocks: Copy {
     /// Bytes per block: 16 or 32 (the masks are `u32`).
     const WIDTH: usize;
-    /// The [`TailMasks`] of the block of `b` at `i`, with the classes of [`look`](super::tail::look) that
-    /// `LOOK` asks for. Past the end of `b`, the block reads line feeds ([`padded`]).
+    /// The [`TailMasks`] of the block of `b` at `i`, with the classes of
+    /// [`look`](super::tail::look) that `LOOK` asks for. Past the end of `b`, the block reads
+    /// line feeds ([`padded`]).
     fn tail_masks<const LOOK: u8>(self, b: &[u8], i: usize) -> TailMasks;
     /// The [`HostMasks`] of the block of `b` at `i`.
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks;

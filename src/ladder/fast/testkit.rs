@@ -27,25 +27,21 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
             (&text[..], 10 + w / 2, &end[..]),
         ] {
             let at = format!("{lanes:?} {bytes:?}");
-            let (all, marks, upper) = (look::MARKS | look::UPPER, look::MARKS, look::UPPER);
-            assert_eq!(
-                lanes.tail_masks::<0>(b, i),
-                scalar::tail_masks(bytes, 0),
-                "{at}"
-            );
+            // Each choice of the classes the scan may look for.
+            const ALL: u8 = look::MARKS | look::UPPER;
+            let want = |looks| scalar::tail_masks(bytes, looks);
+            assert_eq!(lanes.tail_masks::<0>(b, i), want(0), "{at}");
             assert_eq!(
                 lanes.tail_masks::<{ look::MARKS }>(b, i),
-                scalar::tail_masks(bytes, marks)
+                want(look::MARKS),
+                "{at}"
             );
             assert_eq!(
                 lanes.tail_masks::<{ look::UPPER }>(b, i),
-                scalar::tail_masks(bytes, upper)
-            );
-            assert_eq!(
-                lanes.tail_masks::<{ look::MARKS | look::UPPER }>(b, i),
-                scalar::tail_masks(bytes, all),
+                want(look::UPPER),
                 "{at}"
             );
+            assert_eq!(lanes.tail_masks::<ALL>(b, i), want(ALL), "{at}");
             assert_eq!(lanes.host_masks(b, i), scalar::host_masks(bytes), "{at}");
         }
     };
