@@ -19,7 +19,8 @@ use crate::stream::options::EngineOptions;
 use crate::stream::output::{write_diagnostic, Stats};
 
 /// `EFAULT` ("bad address"), the error a write returns where the system cannot read the
-/// bytes it was handed: on Linux, macOS and the BSDs alike.
+/// bytes it was handed: on Linux, macOS and the BSDs alike (elsewhere 14 is another error,
+/// and is not read as this one).
 const EFAULT: i32 = 14;
 
 /// What a run says of a mapped input that could not be read while its lines were written.
@@ -202,7 +203,8 @@ impl<'a, W: Write> Writer<'a, W> {
     /// error saying so. Otherwise an output error ([`RunError::from_write`]).
     fn write_error(&self, chunk: &Chunk, error: io::Error) -> RunError {
         let from_map = chunk.mapped.is_some() && !chunk.verbatim_runs.is_empty();
-        if from_map && error.raw_os_error() == Some(EFAULT) {
+        let bad_address = cfg!(unix) && error.raw_os_error() == Some(EFAULT);
+        if from_map && bad_address {
             return RunError::Input {
                 name: self.names[chunk.input].clone(),
                 source: io::Error::other(SHORTENED),
@@ -295,8 +297,10 @@ pub(super) mod tests {
     }
 
     /// An output that cannot read what it is handed (`EFAULT`).
+    #[cfg(unix)]
     struct BadAddress;
 
+    #[cfg(unix)]
     impl Write for BadAddress {
         fn write(&mut self, _: &[u8]) -> io::Result<usize> {
             Err(io::Error::from_raw_os_error(EFAULT))
@@ -307,6 +311,7 @@ pub(super) mod tests {
         }
     }
 
+    #[cfg(unix)]
     #[test]
     fn lines_of_a_map_that_cannot_be_written_are_an_input_error() {
         use crate::stream::chunk::{MappedLines, VerbatimRun};
