@@ -84,16 +84,11 @@ impl Mapping {
     /// dropped). Advice only: where it fails (an older kernel, a file cut short), the reads
     /// fault the pages in as before.
     pub(super) fn populate(&self, range: std::ops::Range<usize>) {
+        debug_assert!(range.start <= range.end && range.end <= self.map.len());
         #[cfg(target_os = "linux")]
-        {
-            let end = range.end.min(self.map.len());
-            if range.start < end {
-                let advice = memmap2::Advice::PopulateRead;
-                let _ = self
-                    .map
-                    .advise_range(advice, range.start, end - range.start);
-            }
-        }
+        let _ = self
+            .map
+            .advise_range(memmap2::Advice::PopulateRead, range.start, range.len());
         #[cfg(not(target_os = "linux"))]
         let _ = range;
     }

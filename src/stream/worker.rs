@@ -27,8 +27,8 @@ use crate::stream::output::{OutputMode, Record, RowWriter};
 /// the scan then reads bytes that are in the cache, and, as it prefetches the input ahead
 /// of the line at hand, the processor fetches the next piece while the scan works on this
 /// one. Validated at once, a chunk's bytes came from memory in one stretch in which the
-/// processor did nothing else: one thread took 5-11 % more CPU time where most lines pass
-/// through (docs/performance.md, "2026-11-27, fifth").
+/// processor did nothing else: one thread took 4-12 % more CPU time in the modes whose lines
+/// mostly pass through (docs/performance.md, "2026-11-27, fifth").
 const PIECE: usize = 16 * 1024;
 
 /// The message of a `too-long` error.
@@ -146,13 +146,11 @@ impl Backoff {
 struct Pass<'c> {
     /// The chunk's bytes.
     data: &'c [u8],
-    /// The same bytes as text, `data[..valid_to]`, while every piece validated so far is
-    /// valid UTF-8 ([`Pass::validate_piece`]). `None` once a piece is not: from that piece
-    /// to the end of the chunk, each line is checked alone.
+    /// The pieces of `data` validated so far, as text, while every one is valid UTF-8
+    /// ([`Pass::validate_piece`]): they end after a line feed, or at the end of `data`.
+    /// `None` once a piece is not: from that piece to the end of the chunk, each line is
+    /// checked alone.
     text: Option<&'c str>,
-    /// Where the pieces validated so far end: after a line feed, or at the end of `data`.
-    /// Once a piece is not valid UTF-8, the end of `data` (nothing more is validated).
-    valid_to: usize,
     /// Whether lines that pass through are written as [`VerbatimRun`]s (see
     /// [`Worker::verbatim`]).
     writes_runs: bool,
@@ -171,25 +169,29 @@ struct Pass<'c> {
 }
 
 impl<'c> Pass<'c> {
-    /// Validates the next piece of the chunk, from `valid_to` to the last line feed within
-    /// [`PIECE`] bytes (or the first after them, or the end of the chunk), and extends
+    /// Where the text validated so far ends (see [`Pass::text`]): the end of `data` once a
+    /// piece is not valid UTF-8, as nothing more is validated.
+    #[inline]
+    fn valid_to(&self) -> usize {
+        self.text.map_or(self.data.len(), str::len)
+    }
+
+    /// Validates the next piece of the chunk, from the end of `text` to the last line feed
+    /// within [`PIECE`] bytes (or the first after them, or the end of the chunk), and extends
     /// `text` over it; where it is not valid UTF-8, `text` is `None` for the rest of the
     /// chunk.
     fn validate_piece(&mut self) {
         // After a piece that is not valid UTF-8, nothing more is validated.
         let Some(valid) = self.text else { return };
         let (data, from) = (self.data, valid.len());
-        debug_assert_eq!(from, self.valid_to);
         let end = piece_end(data, from);
         if simdutf8::basic::from_utf8(&data[from..end]).is_ok() {
             // SAFETY: `data[..from]` is valid UTF-8 (it is `valid`, a `&str`), and so is
             // `data[from..end]` (just validated); valid UTF-8 followed by valid UTF-8 is
             // valid UTF-8.
             self.text = Some(unsafe { std::str::from_utf8_unchecked(&data[..end]) });
-            self.valid_to = end;
         } else {
             self.text = None;
-            self.valid_to = data.len();
         }
     }
 
@@ -316,7 +318,6 @@ impl<'a> Worker<'a> {
             data,
             // Validated a piece at a time as the lines are gone through.
             text: Some(""),
-            valid_to: 0,
             writes_runs: self.verbatim(),
             start: 0,
             line,
@@ -333,7 +334,7 @@ impl<'a> Worker<'a> {
     /// record that stops the run ([`OnError::Fail`]).
     fn records(&self, pass: &mut Pass<'_>, scratch: &mut Scratch) {
         while pass.start < pass.data.len() {
-            while pass.start >= pass.valid_to && pass.text.is_some() {
+            while pass.start >= pass.valid_to() {
                 pass.validate_piece();
             }
             // The end (line feed) of the line at `start`, once it has been looked for.
@@ -349,7 +350,7 @@ impl<'a> Worker<'a> {
                 if pass.start != before {
                     scratch.backoff.taken();
                 }
-                if pass.start == pass.valid_to {
+                if pass.start == pass.valid_to() {
                     // The end of the piece: the next one is validated first.
                     continue;
                 }
@@ -362,7 +363,7 @@ impl<'a> Worker<'a> {
                     if pass.start != before {
                         scratch.backoff.taken();
                     }
-                    if pass.start == pass.valid_to {
+                    if pass.start == pass.valid_to() {
                         continue;
                     }
                 }
@@ -1033,23 +1034,27 @@ mod tests {
         chunk
     }
 
-    /// Lines made of `lines` over about four pieces, with a line longer than a piece after
-    /// the first piece, one that is not UTF-8 after the second, and a last line without a
-    /// line feed.
+    /// Lines made of `lines` over about four pieces: a piece of them, a line longer than a
+    /// piece (`long`), a piece of them, a line that is not UTF-8, a piece of them, and
+    /// `last` without a line feed.
     fn lines_over_pieces(lines: &[&[u8]], long: &[u8], last: &[u8]) -> Vec<u8> {
         let mut data = Vec::new();
-        let mut i = 0;
-        while data.len() < 4 * PIECE {
-            data.extend_from_slice(lines[i % lines.len()]);
-            i += 1;
-            if (PIECE..PIECE + 40).contains(&data.len()) {
-                data.extend_from_slice(long);
+        let piece = |data: &mut Vec<u8>| {
+            let to = data.len() + PIECE;
+            for line in lines.iter().cycle() {
+                if data.len() >= to {
+                    break;
+                }
+                data.extend_from_slice(line);
             }
-            if (2 * PIECE + 3 * long.len()..2 * PIECE + 3 * long.len() + 40).contains(&data.len()) {
-                data.extend_from_slice(b"http://x/b\xffb\n");
-            }
-        }
+        };
+        piece(&mut data);
+        data.extend_from_slice(long);
+        piece(&mut data);
+        data.extend_from_slice(b"http://x/b\xffb\n");
+        piece(&mut data);
         data.extend_from_slice(last);
+        assert!(std::str::from_utf8(&data).is_err());
         data
     }
 

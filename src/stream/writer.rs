@@ -23,7 +23,9 @@ use crate::stream::output::{write_diagnostic, Stats};
 /// and is not read as this one).
 const EFAULT: i32 = 14;
 
-/// What a run says of a mapped input that could not be read while its lines were written.
+/// What a run says of a mapped input that could not be read while its lines were written:
+/// what the command line says when a read of the map raises `SIGBUS` (`cli::sigbus`, which
+/// must write a static message from its signal handler), as an error of that input.
 const SHORTENED: &str = "the file was shortened (or could not be read) while it was read \
 through a memory map; use --no-mmap for files that may change during the run";
 

@@ -32,7 +32,8 @@ mod tests {
 
     #[test]
     fn any_position_may_be_asked_for() {
-        // Past the end, and far past it: the address wraps, and nothing is read.
+        // Past the end, and far past it: the offset and the address wrap (an addition that
+        // overflowed would panic in a debug build), and nothing is read.
         let b = b"http://example.com/\n";
         for at in [0, b.len(), usize::MAX - 1, usize::MAX] {
             ahead(b, at);
