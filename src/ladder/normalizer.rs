@@ -494,14 +494,14 @@ impl Normalizer {
                 rest,
                 max_line,
                 #[inline(always)]
-                |record, shape| {
+                |record, shape, _| {
                     keyed = !(shape.is_own_key() && rules_leave(rules, record, shape));
                     !keyed
                 },
             )
         } else {
             self.fast
-                .take_lines_ending::<false>(rest, max_line, |_, shape| {
+                .take_lines_ending::<false>(rest, max_line, |_, shape, _| {
                     keyed = shape.adds_slash;
                     !keyed
                 })
@@ -522,7 +522,7 @@ impl Normalizer {
     ) -> (usize, u64) {
         let fast = &self.fast;
         if !self.rewrites() {
-            return fast.take_lines_ending::<CRLF>(rest, max_line, |line, shape| {
+            return fast.take_lines_ending::<CRLF>(rest, max_line, |line, shape, _| {
                 shape.is_own_key() && each(line)
             });
         }
@@ -534,7 +534,9 @@ impl Normalizer {
             rest,
             max_line,
             #[inline(always)]
-            |record, shape| shape.is_own_key() && rules_leave(rules, record, shape) && each(record),
+            |record, shape, _| {
+                shape.is_own_key() && rules_leave(rules, record, shape) && each(record)
+            },
         )
     }
 
@@ -575,9 +577,9 @@ impl Normalizer {
                 rest,
                 max_line,
                 #[inline(always)]
-                |record, shape| match ldh_surt_authority(record, shape) {
+                |record, shape, line| match ldh_surt_authority(record, shape) {
                     Some(authority) => {
-                        write_ldh_surt_line(record, shape, authority, out);
+                        write_ldh_surt_line(line, shape, authority, out);
                         // Such a SURT always differs from its record.
                         changed += 1;
                         true
@@ -589,7 +591,7 @@ impl Normalizer {
             )
         } else {
             self.fast
-                .take_lines_ending::<true>(rest, max_line, |record, shape| {
+                .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
                     self.own_key_line(record, shape, run, out, &mut changed)
                 })
         };
@@ -652,10 +654,10 @@ impl Normalizer {
                 rest,
                 max_line,
                 #[inline(always)]
-                |record, shape| match ldh_surt_authority(record, shape) {
+                |record, shape, line| match ldh_surt_authority(record, shape) {
                     Some(authority) => {
                         key.clear();
-                        write_ldh_surt_line(record, shape, authority, key);
+                        write_ldh_surt_line(line, shape, authority, key);
                         // A row holds the key without the line feed.
                         key.pop();
                         key_text(key).is_some_and(|k| each(record, k))
@@ -667,7 +669,7 @@ impl Normalizer {
             );
         }
         self.fast
-            .take_lines_ending::<true>(rest, max_line, |record, shape| {
+            .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
                 self.own_key_each(record, shape, run, key, &mut each)
             })
     }
@@ -956,11 +958,7 @@ impl Normalizer {
             // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
             if !b[..shape.host_end].last().is_some_and(u8::is_ascii_digit) {
                 let port = b.get(shape.host_end + 1..end).unwrap_or_default();
-                let rest = surt::Rest {
-                    slash: shape.adds_slash,
-                    text: &b[shape.path..shape.len],
-                    lowercase: shape.upper,
-                };
+                let rest = surt::Rest::new(shape.adds_slash, &b[shape.path..], shape.upper);
                 surt::write_ldh_surt(host, port, rest, out);
                 return true;
             }
@@ -1210,13 +1208,23 @@ fn ldh_surt_authority(record: &str, shape: Shape) -> Option<(usize, usize)> {
     (!ipv4).then_some(authority)
 }
 
-/// [`surt::write_ldh_surt_line`] of `record`, whose authority [`ldh_surt_authority`] gave.
+/// [`surt::write_ldh_surt_line`] of the record at the start of `line` (the text of the run
+/// from there on), whose authority [`ldh_surt_authority`] gave.
 #[cfg(feature = "stream")]
 #[inline(always)]
-fn write_ldh_surt_line(record: &str, shape: Shape, authority: (usize, usize), out: &mut Vec<u8>) {
-    let (b, host) = (record.as_bytes(), (authority.0, shape.host_end));
-    let (dots, upper, slash) = (shape.host_dots, shape.upper, shape.adds_slash);
-    surt::write_ldh_surt_line(out, b, host, authority.1, shape.path, dots, upper, slash);
+fn write_ldh_surt_line(line: &[u8], shape: Shape, authority: (usize, usize), out: &mut Vec<u8>) {
+    let host = (authority.0, shape.host_end);
+    let (dots, slash) = (shape.host_dots, shape.adds_slash);
+    surt::write_ldh_surt_line(
+        out,
+        line,
+        shape.len,
+        host,
+        authority.1,
+        shape.path,
+        dots,
+        slash,
+    );
 }
 
 /// `key` as text: checked as ASCII (most keys are, and that check is a fraction of a full

@@ -57,6 +57,7 @@
 //! ```
 
 use std::cell::RefCell;
+use std::mem::MaybeUninit;
 
 use crate::iri::find::{first_of, has_ascii_in_range, rfind};
 use crate::iri::parse::{HostKind, IriRef, Layout};
@@ -214,9 +215,12 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     let host = parts.host;
     match (parts.host_kind, parts.ldh_dots) {
         (HostKind::RegName, Some(dots)) if host.len() < 64 => {
-            let mut dst = [0u8; ROOM];
-            let n = put_reversed_ldh(host, host.len(), dots, &mut dst);
-            push_host(&dst, n, out);
+            let host = LdhHost {
+                text: host,
+                len: host.len(),
+                dots,
+            };
+            push_host_part(host, out);
         }
         (HostKind::RegName, _) if !host.is_empty() => {
             push_reversed_labels(host, out);
@@ -237,11 +241,8 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     if options.trailing_comma && !host.is_empty() {
         out.push(b',');
     }
-    let rest = Rest {
-        slash: false,
-        text: parts.rest,
-        lowercase: !(options.keep_case || parts.rest_is_lowercase),
-    };
+    let lowercase = !(options.keep_case || parts.rest_is_lowercase);
+    let rest = Rest::new(false, parts.rest, lowercase);
     push_port_and_rest(parts.port.unwrap_or_default(), rest, out);
 }
 
@@ -251,10 +252,26 @@ pub(crate) struct Rest<'a> {
     /// A `/` goes first: the key's path is `/` where the record's is empty (RFC 3986
     /// §6.2.3), and `text` is the record's query and fragment.
     pub(crate) slash: bool,
-    /// The path, query and fragment as written.
+    /// The path, query and fragment as written: the first `len` bytes of `text`, which may
+    /// go on past them (the writer of an LDH host's SURT reads ahead there, a block at a
+    /// time, and writes only the rest).
     pub(crate) text: &'a [u8],
+    /// The length of the path, query and fragment.
+    pub(crate) len: usize,
     /// They are written lowercased.
     pub(crate) lowercase: bool,
+}
+
+impl<'a> Rest<'a> {
+    /// The rest `text`, all of it, with a `/` first where `slash` says.
+    pub(crate) fn new(slash: bool, text: &'a [u8], lowercase: bool) -> Rest<'a> {
+        Rest {
+            slash,
+            text,
+            len: text.len(),
+            lowercase,
+        }
+    }
 }
 
 /// A registered name of `a-z 0-9 - .` under 64 bytes that is not an IPv4 address, as the
@@ -276,39 +293,45 @@ pub(crate) struct LdhHost<'a> {
 /// exactly what [`write_surt_of_parts`] writes for those pieces (tested below), sharing its
 /// tail.
 ///
-/// The host, the port, `)` and the `/` of an empty path are put together in one buffer
-/// ([`put_reversed_ldh`]) and go out in one copy; the rest in another.
+/// The SURT is put together in place, in `out`'s spare capacity, and only then counted in
+/// its length: the host part ([`put_host_part`]), then the rest, copied (and lowercased) a
+/// block of sixteen bytes at a time where `rest.text` has them ([`put_rest`]). The bytes a
+/// block writes past what it copies are written over by what follows, or left out of the
+/// length. Writing there rather than into a buffer on the stack that is then copied out
+/// saves that copy's load of sixteen bytes over stores of other widths at other offsets,
+/// which the processor cannot forward and waits for; and the blocks save a `memcpy` call and
+/// a second pass to lowercase.
 #[inline(always)]
 pub(crate) fn write_ldh_surt(host: LdhHost<'_>, port: &[u8], rest: Rest<'_>, out: &mut Vec<u8>) {
-    let mut dst = [0u8; ROOM];
-    let mut at = put_reversed_ldh(host.text, host.len, host.dots, &mut dst);
     if port.len() > PORT_ROOM {
-        push_host(&dst, at, out);
+        push_host_part(host, out);
         push_port_and_rest(port, rest, out);
         return;
     }
-    if !port.is_empty() {
-        dst[at] = b':';
-        dst[at + 1..at + 1 + port.len()].copy_from_slice(port);
-        at += 1 + port.len();
-    }
-    dst[at] = b')';
-    at += 1;
+    let need = ROOM + 1 + rest.len + 16;
+    out.reserve(need);
+    let base = out.len();
+    let room = &mut out.spare_capacity_mut()[..need];
+    let mut at = put_host_part(host, port, true, room);
     if rest.slash {
-        dst[at] = b'/';
+        room[at] = MaybeUninit::new(b'/');
         at += 1;
     }
-    push_host(&dst, at, out);
-    push_rest(rest.text, rest.lowercase, out);
+    let at = put_rest(rest, room, at);
+    // SAFETY: the first `at` bytes of `out`'s spare capacity (`room`, `need` bytes) are
+    // written: `put_host_part` writes every byte before the end it returns, the `/` is
+    // written where it is counted, and `put_rest` writes every byte from there to its end.
+    unsafe { out.set_len(base + at) };
 }
 
 /// [`write_ldh_surt`] of a record with an LDH host, and a line feed, from where the pieces
-/// lie in the record: the host (`host`, its start and end, with its dots at the set bits of
-/// `dots`), the authority's end (`end`: a port is between the host and it), the path's start
-/// (`path`), and what [`Rest`] says of the rest (`upper`: it holds an uppercase letter;
-/// `slash`: the empty path is written `/`). Out of line, with its arguments one by one (in
-/// registers, the last few on the stack) rather than in a struct: the run of lines that
-/// calls it for each line keeps nothing of the record in memory for it.
+/// lie in the record: the record is the first `len` bytes of `line` (which may go on past
+/// it: the writer reads ahead there), the host (`host`, its start and end, with its dots at
+/// the set bits of `dots`), the authority's end (`end`: a port is between the host and it),
+/// the path's start (`path`), and whether the empty path is written `/` (`slash`). Out of
+/// line, with its arguments one by one (in registers, the last few on the stack) rather than
+/// in a struct: the run of lines that calls it for each line keeps nothing of the record in
+/// memory for it.
 ///
 /// Such a SURT always differs from its record, which has an authority: a record with a
 /// scheme is longer than its SURT (which drops `scheme://` and adds at most `)/`), and one
@@ -319,34 +342,47 @@ pub(crate) fn write_ldh_surt(host: LdhHost<'_>, port: &[u8], rest: Rest<'_>, out
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_ldh_surt_line(
     out: &mut Vec<u8>,
-    record: &[u8],
+    line: &[u8],
+    len: usize,
     host: (usize, usize),
     end: usize,
     path: usize,
     dots: u64,
-    upper: bool,
     slash: bool,
 ) {
     let (start, host_end) = host;
     let host = LdhHost {
-        text: &record[start..],
+        text: &line[start..],
         len: host_end - start,
         dots,
     };
     let port = if host_end < end {
-        &record[host_end + 1..end]
+        &line[host_end + 1..end]
     } else {
         &[]
     };
     let rest = Rest {
         slash,
-        text: &record[path..],
-        lowercase: upper,
+        text: &line[path..],
+        len: len - path,
+        lowercase: true,
     };
     let from = out.len();
     write_ldh_surt(host, port, rest, out);
-    debug_assert!(out[from..] != *record);
+    debug_assert!(out[from..] != line[..len]);
     out.push(b'\n');
+}
+
+/// Appends the reversed labels of `host` to `out` ([`put_host_part`], without the port and
+/// the `)`).
+#[inline(always)]
+fn push_host_part(host: LdhHost<'_>, out: &mut Vec<u8>) {
+    out.reserve(ROOM);
+    let base = out.len();
+    let at = put_host_part(host, &[], false, &mut out.spare_capacity_mut()[..ROOM]);
+    // SAFETY: `put_host_part` writes every byte of `out`'s spare capacity before the end
+    // it returns, and that capacity holds `ROOM` bytes: the first `at` are written.
+    unsafe { out.set_len(base + at) };
 }
 
 /// What follows the host in every SURT: `:` and the port unless it is empty, `)`, then the
@@ -361,7 +397,7 @@ fn push_port_and_rest(port: &[u8], rest: Rest<'_>, out: &mut Vec<u8>) {
     if rest.slash {
         out.push(b'/');
     }
-    push_rest(rest.text, rest.lowercase, out);
+    push_rest(&rest.text[..rest.len], rest.lowercase, out);
 }
 
 /// Appends the path, query and fragment of a SURT, lowercased where `lowercase` says.
@@ -396,14 +432,94 @@ fn push_reversed_labels(host: &[u8], out: &mut Vec<u8>) {
     push_label(left, plain, out);
 }
 
-/// [`push_reversed_labels`] for a host of `a-z 0-9 - .` under 64 bytes, the first `n`
-/// bytes of `text` (what follows them there is read but not written), whose dots are the set
-/// bits of `dots`, into the start of `dst`; returns `n`. Labels are short: each is copied
-/// sixteen bytes at a time where `text` has them ([`copy_label`]; the bytes past a label are
-/// overwritten by the `,` and the label after it, or are past the host), rather than by a
-/// `memcpy` call per label; the host then goes out in one copy ([`push_host`]).
+/// Writes the reversed labels of an [`LdhHost`] at the start of `room` (at least [`ROOM`]
+/// bytes), then, where `close` says, `:` and `port` (unless it is empty; at most
+/// [`PORT_ROOM`] bytes) and the `)` that ends the host part; returns where it ends, every
+/// byte before it written. A label is copied as a block of sixteen bytes where it is that
+/// short and `text` has them ([`put_reversed_ldh`]).
 #[inline(always)]
-fn put_reversed_ldh(text: &[u8], n: usize, dots: u64, dst: &mut [u8; ROOM]) -> usize {
+fn put_host_part(
+    host: LdhHost<'_>,
+    port: &[u8],
+    close: bool,
+    room: &mut [MaybeUninit<u8>],
+) -> usize {
+    debug_assert!(host.len < 64 && port.len() <= PORT_ROOM);
+    let room: &mut Room = (&mut room[..ROOM]).try_into().expect("ROOM bytes");
+    let mut at = put_reversed_ldh(host.text, host.len, host.dots, room);
+    if close {
+        if !port.is_empty() {
+            room[at] = MaybeUninit::new(b':');
+            put(room, at + 1, port);
+            at += 1 + port.len();
+        }
+        room[at] = MaybeUninit::new(b')');
+        at += 1;
+    }
+    at
+}
+
+/// Writes `rest` at `at` in `room` (which has `rest.len` and sixteen bytes more from `at`),
+/// lowercased where it says; returns where it ends, every byte from `at` to there written.
+/// A block of sixteen bytes at a time where `rest.text` has them, the bytes past the rest
+/// written too (and left out); the last few byte by byte where it does not.
+#[inline(always)]
+fn put_rest(rest: Rest<'_>, room: &mut [MaybeUninit<u8>], at: usize) -> usize {
+    match rest.lowercase {
+        true => put_blocks::<true>(rest.text, rest.len, room, at),
+        false => put_blocks::<false>(rest.text, rest.len, room, at),
+    }
+}
+
+/// [`put_rest`] of the first `len` bytes of `text`, lowercased with `LOWER`.
+#[inline(always)]
+fn put_blocks<const LOWER: bool>(
+    text: &[u8],
+    len: usize,
+    room: &mut [MaybeUninit<u8>],
+    at: usize,
+) -> usize {
+    let case = |c: u8| if LOWER { c.to_ascii_lowercase() } else { c };
+    let whole = len.div_ceil(16) * 16;
+    let room = &mut room[at..at + whole];
+    match text.get(..whole) {
+        Some(text) => {
+            for (d, s) in room.chunks_exact_mut(16).zip(text.chunks_exact(16)) {
+                let block: [u8; 16] = s.try_into().expect("sixteen bytes");
+                let d: &mut [MaybeUninit<u8>; 16] = d.try_into().expect("sixteen bytes");
+                *d = block.map(|c| MaybeUninit::new(case(c)));
+            }
+        }
+        // At the end of the text: byte by byte.
+        None => {
+            for (d, &c) in room.iter_mut().zip(&text[..len]) {
+                *d = MaybeUninit::new(case(c));
+            }
+        }
+    }
+    at + len
+}
+
+/// The bytes of `out`'s spare capacity that [`put_host_part`] puts a host part together in.
+type Room = [MaybeUninit<u8>; ROOM];
+
+/// Writes `bytes` into `room` at `at`.
+#[inline(always)]
+fn put(room: &mut Room, at: usize, bytes: &[u8]) {
+    for (d, &c) in room[at..at + bytes.len()].iter_mut().zip(bytes) {
+        *d = MaybeUninit::new(c);
+    }
+}
+
+/// Writes the labels of a host of `a-z 0-9 - .` under 64 bytes, the first `n` bytes of
+/// `text` (what follows them there is read but not written), whose dots are the set bits of
+/// `dots`, last to first and joined with `,`, at the start of `room`; returns where they
+/// end, every byte before it written. Labels are short: each is copied sixteen bytes at a
+/// time where `text` has them ([`copy_label`]; the bytes past a label are written over by
+/// the `,` and the label after it, or are past the host), rather than by a `memcpy` call
+/// per label.
+#[inline(always)]
+fn put_reversed_ldh(text: &[u8], n: usize, dots: u64, room: &mut Room) -> usize {
     let (mut end, mut dots, mut at) = (n, dots, 0);
     loop {
         let dot = (dots != 0).then(|| 63 - dots.leading_zeros() as usize);
@@ -412,13 +528,13 @@ fn put_reversed_ldh(text: &[u8], n: usize, dots: u64, dst: &mut [u8; ROOM]) -> u
         match text.get(start..start + 16) {
             // Most labels: one block.
             Some(block) if len <= 16 => {
-                dst[at..at + 16].copy_from_slice(block);
+                put(room, at, block);
                 at += len;
             }
-            _ => at = copy_label(text, start, end, dst, at),
+            _ => at = copy_label(text, start, end, room, at),
         }
         let Some(dot) = dot else { break };
-        dst[at] = b',';
+        room[at] = MaybeUninit::new(b',');
         at += 1;
         end = dot;
         dots ^= 1 << dot;
@@ -426,43 +542,30 @@ fn put_reversed_ldh(text: &[u8], n: usize, dots: u64, dst: &mut [u8; ROOM]) -> u
     at
 }
 
-/// Appends the first `n` bytes of `dst`: where they are 32 or fewer, as a copy of 32 bytes
-/// (of known length: no `memcpy` call) with the bytes too many cut off.
-#[inline(always)]
-fn push_host(dst: &[u8; ROOM], n: usize, out: &mut Vec<u8>) {
-    if n <= 32 {
-        let to = out.len() + n;
-        out.extend_from_slice(&dst[..32]);
-        out.truncate(to);
-    } else {
-        out.extend_from_slice(&dst[..n]);
-    }
-}
-
-/// The room [`put_reversed_ldh`] puts a host together in: a host of under 64 bytes, the
-/// sixteen bytes a copy may write past its end, and room for a port of up to [`PORT_ROOM`]
-/// bytes with its `:`, `)` and `/` after the host.
-const ROOM: usize = 64 + PORT_ROOM + 3;
+/// The room [`put_host_part`] needs: a host of under 64 bytes, the sixteen bytes a copy may
+/// write past its end, and room for a port of up to [`PORT_ROOM`] bytes with its `:` and
+/// `)` after the host.
+const ROOM: usize = 64 + 16 + PORT_ROOM + 2;
 
 /// The longest port [`write_ldh_surt`] writes into its room after the host.
 const PORT_ROOM: usize = 16;
 
-/// Copies `text[from..to]` (a label) to `dst` at `at` and returns where it ends there. Where
-/// `text` has sixteen bytes from a position, they are copied whole (one load and one store;
-/// those past the label are overwritten later or cut off); at its end, eight at a time
-/// ([`host_word`]).
+/// Copies `text[from..to]` (a label) to `room` at `at` and returns where it ends there.
+/// Where `text` has sixteen bytes from a position, they are copied whole (one load and one
+/// store; those past the label are written over later or left out); at its end, eight at a
+/// time ([`host_word`]).
 #[inline(always)]
-fn copy_label(text: &[u8], from: usize, to: usize, dst: &mut [u8; ROOM], at: usize) -> usize {
+fn copy_label(text: &[u8], from: usize, to: usize, room: &mut Room, at: usize) -> usize {
     let (mut k, mut at) = (from, at);
     while k < to {
         if let Some(block) = text.get(k..k + 16) {
-            dst[at..at + 16].copy_from_slice(block);
+            put(room, at, block);
             let take = (to - k).min(16);
             (at, k) = (at + take, k + take);
         } else {
             let take = (to - k).min(8);
             let word = host_word(&text[..to], k, take);
-            dst[at..at + 8].copy_from_slice(&word.to_le_bytes());
+            put(room, at, &word.to_le_bytes());
             (at, k) = (at + take, k + take);
         }
     }
@@ -595,10 +698,13 @@ mod tests {
             push_reversed_labels(b, &mut general);
             // Alone, and with the rest of a record after it (read ahead, not written).
             for text in [host.clone(), format!("{host}:8080/a/long/path/after/it")] {
-                let mut dst = [0; ROOM];
-                let n = put_reversed_ldh(text.as_bytes(), b.len(), dots_of(b), &mut dst);
+                let ldh = LdhHost {
+                    text: text.as_bytes(),
+                    len: b.len(),
+                    dots: dots_of(b),
+                };
                 let mut fast = b"x".to_vec();
-                push_host(&dst, n, &mut fast);
+                push_host_part(ldh, &mut fast);
                 assert_eq!(fast[1..], general[..], "{host}");
             }
         }
@@ -629,11 +735,25 @@ mod tests {
                 .position(|c| matches!(c, b'/' | b'?' | b'#'))
                 .map_or(b.len(), |k| start + k);
             let host_end = record[start..end].find(':').map_or(end, |k| start + k);
-            let upper = record[end..].bytes().any(|c| c.is_ascii_uppercase());
             let mut out = b"x".to_vec();
             let dots = dots_of(&b[start..host_end]);
             let host = (start, host_end);
-            write_ldh_surt_line(&mut out, b, host, end, end, dots, upper, slash);
+            let len = b.len();
+            // The line writer reads past the record: alone, and with another line after it.
+            let line = format!("{record}\nhttp://NEXT.LINE/WITH/MORE/TEXT");
+            let mut again = out.clone();
+            write_ldh_surt_line(&mut out, b, len, host, end, end, dots, slash);
+            write_ldh_surt_line(
+                &mut again,
+                line.as_bytes(),
+                len,
+                host,
+                end,
+                end,
+                dots,
+                slash,
+            );
+            assert_eq!(out, again, "{record}");
             // The key of a record with an empty path has its `/` before the query.
             let key = match slash {
                 true => format!("{}/{}", &record[..end], &record[end..]),
@@ -682,20 +802,27 @@ mod tests {
                 len: host.len(),
                 dots: dots_of(host.as_bytes()),
             };
-            let fast = |slash, text: &str| {
-                let mut fast = Vec::new();
+            // The rest alone, lowercased where it has uppercase letters or always; and
+            // with text after it that the blocks read (and do not write).
+            let fast = |slash, text: &str, lowercase, after: &str| {
+                let mut fast = b"x".to_vec();
+                let on = format!("{text}{after}");
                 let rest = Rest {
                     slash,
-                    text: text.as_bytes(),
-                    lowercase: upper,
+                    text: on.as_bytes(),
+                    len: text.len(),
+                    lowercase,
                 };
                 write_ldh_surt(ldh, port.as_bytes(), rest, &mut fast);
-                fast
+                fast.split_off(1)
             };
-            assert_eq!(fast(false, rest), general, "{host} {port} {rest}");
-            // The `/` that an empty path becomes, written before the query and fragment.
-            if let Some(text) = rest.strip_prefix('/') {
-                assert_eq!(fast(true, text), general, "{host} {port} {rest}");
+            for (lowercase, after) in [(upper, ""), (true, ""), (true, "\nHTTP://A.B/C/D/E/F/G")] {
+                let what = format!("{host} {port} {rest} {lowercase} {after}");
+                assert_eq!(fast(false, rest, lowercase, after), general, "{what}");
+                // The `/` that an empty path becomes, written before the query and fragment.
+                if let Some(text) = rest.strip_prefix('/') {
+                    assert_eq!(fast(true, text, lowercase, after), general, "{what}");
+                }
             }
         }
     }

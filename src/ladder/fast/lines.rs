@@ -9,7 +9,7 @@ use super::tail::{ends_crlf, look};
 use super::{FastPath, Shape, Task};
 
 /// The task of [`FastPath::take_lines_ending`]: the run of lines at the start of `rest`, each
-/// also offered to `take`.
+/// also offered to `take` (with the text from its start to the end of `rest`).
 pub(super) struct Lines<'a, F, const CRLF: bool> {
     pub(super) fast: &'a FastPath,
     pub(super) rest: &'a str,
@@ -17,7 +17,7 @@ pub(super) struct Lines<'a, F, const CRLF: bool> {
     pub(super) take: F,
 }
 
-impl<F: FnMut(&str, Shape) -> bool, const CRLF: bool> Task for Lines<'_, F, CRLF> {
+impl<F: FnMut(&str, Shape, &[u8]) -> bool, const CRLF: bool> Task for Lines<'_, F, CRLF> {
     type Output = (usize, u64);
 
     #[inline(always)]
@@ -41,7 +41,7 @@ impl FastPath {
         lanes: L,
         rest: &str,
         max_line: usize,
-        mut take: impl FnMut(&str, Shape) -> bool,
+        mut take: impl FnMut(&str, Shape, &[u8]) -> bool,
     ) -> (usize, u64) {
         let (mut at, mut lines) = (0, 0);
         let b = rest.as_bytes();
@@ -69,7 +69,7 @@ impl FastPath {
             // SAFETY: `shape.len` is below `line.len()`, and `line[shape.len]` is a line feed
             // or a carriage return (checked just above): a char boundary.
             let record = unsafe { line.get_unchecked(..shape.len) };
-            if shape.len > max_line || !take(record, shape) {
+            if shape.len > max_line || !take(record, shape, line.as_bytes()) {
                 break;
             }
             at = end + ending;

@@ -408,7 +408,7 @@ impl FastPath {
     /// alone (for the tests).
     #[cfg(test)]
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
-        self.take_lines_ending::<false>(rest, max_line, |_, shape| shape.is_own_key())
+        self.take_lines_ending::<false>(rest, max_line, |_, shape, _| shape.is_own_key())
     }
 
     /// [`FastPath::accepts_line`] for as many lines as pass in a row and are taken by
@@ -416,15 +416,15 @@ impl FastPath {
     /// most `max_line` bytes long and end in a line feed alone (with `CRLF`, or in a
     /// carriage return and a line feed: for runs whose lines are not copied through as they
     /// are), line ends included, and how many lines that is. `take` is called with each line
-    /// that passes (without its line end) and its [`Shape`], in order, until it says
-    /// `false`. One loop, in the backend, for the whole run (the engine's
+    /// that passes (without its line end), its [`Shape`], and the text from its start to the
+    /// end of `rest` (for writers that read ahead), in order, until it says `false`. One loop, in the backend, for the whole run (the engine's
     /// `Operation::pass_through_lines`). Here a line also passes whose key is the line with
     /// a `/` for its empty path ([`Shape::adds_slash`]): `take` decides what to do with it.
     pub(crate) fn take_lines_ending<const CRLF: bool>(
         &self,
         rest: &str,
         max_line: usize,
-        take: impl FnMut(&str, Shape) -> bool,
+        take: impl FnMut(&str, Shape, &[u8]) -> bool,
     ) -> (usize, u64) {
         if !self.enabled {
             return (0, 0);
@@ -502,7 +502,7 @@ mod tests {
                 "{record}"
             );
             let line = format!("{record}\n");
-            let (n, lines) = f.take_lines_ending::<false>(&line, 100, |_, s| s.adds_slash);
+            let (n, lines) = f.take_lines_ending::<false>(&line, 100, |_, s, _| s.adds_slash);
             assert_eq!((n, lines), (line.len(), 1), "{record}");
         }
         assert_eq!(f.accepts_lines("http://a.b/\nhttp://c.d\n", 100), (12, 1));
