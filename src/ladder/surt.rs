@@ -303,12 +303,25 @@ pub(crate) struct LdhHost<'a> {
 /// a second pass to lowercase.
 #[inline(always)]
 pub(crate) fn write_ldh_surt(host: LdhHost<'_>, port: &[u8], rest: Rest<'_>, out: &mut Vec<u8>) {
+    write_ldh_surt_ending(host, port, rest, None, out);
+}
+
+/// [`write_ldh_surt`], then `ending` if there is one (a line feed).
+#[inline(always)]
+fn write_ldh_surt_ending(
+    host: LdhHost<'_>,
+    port: &[u8],
+    rest: Rest<'_>,
+    ending: Option<u8>,
+    out: &mut Vec<u8>,
+) {
     if port.len() > PORT_ROOM {
         push_host_part(host, out);
         push_port_and_rest(port, rest, out);
+        out.extend(ending);
         return;
     }
-    let need = ROOM + 1 + rest.len + 16;
+    let need = ROOM + 2 + rest.len + 16;
     out.reserve(need);
     let base = out.len();
     let room = &mut out.spare_capacity_mut()[..need];
@@ -317,10 +330,15 @@ pub(crate) fn write_ldh_surt(host: LdhHost<'_>, port: &[u8], rest: Rest<'_>, out
         room[at] = MaybeUninit::new(b'/');
         at += 1;
     }
-    let at = put_rest(rest, room, at);
+    let mut at = put_rest(rest, room, at);
+    if let Some(c) = ending {
+        room[at] = MaybeUninit::new(c);
+        at += 1;
+    }
     // SAFETY: the first `at` bytes of `out`'s spare capacity (`room`, `need` bytes) are
-    // written: `put_host_part` writes every byte before the end it returns, the `/` is
-    // written where it is counted, and `put_rest` writes every byte from there to its end.
+    // written: `put_host_part` writes every byte before the end it returns, the `/` and the
+    // ending are written where they are counted, and `put_rest` writes every byte from where
+    // it starts to its end.
     unsafe { out.set_len(base + at) };
 }
 
@@ -368,9 +386,8 @@ pub(crate) fn write_ldh_surt_line(
         lowercase: true,
     };
     let from = out.len();
-    write_ldh_surt(host, port, rest, out);
-    debug_assert!(out[from..] != line[..len]);
-    out.push(b'\n');
+    write_ldh_surt_ending(host, port, rest, Some(b'\n'), out);
+    debug_assert!(out[from..out.len() - 1] != line[..len]);
 }
 
 /// Appends the reversed labels of `host` to `out` ([`put_host_part`], without the port and
@@ -718,6 +735,8 @@ mod tests {
             ("http://example.com./x", false),
             ("//host-1.example/x?y", false),
             ("ftp://x-y.z:2121/P", false),
+            // A port too long for the room after the host: written the general way.
+            ("foo://a.b:123456789012345678/P", false),
             ("http://a.b.c", true),
             // As long as its SURT (`b,a)/`), and told apart by its first byte.
             ("//a.b", true),
