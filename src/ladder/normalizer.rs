@@ -958,7 +958,7 @@ impl Normalizer {
             // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
             if !b[..shape.host_end].last().is_some_and(u8::is_ascii_digit) {
                 let port = b.get(shape.host_end + 1..end).unwrap_or_default();
-                let rest = surt::Rest::new(shape.adds_slash, &b[shape.path..], shape.upper);
+                let rest = surt::Rest::new(shape.adds_slash, &b[shape.path..], true);
                 surt::write_ldh_surt(host, port, rest, out);
                 return true;
             }
@@ -1119,7 +1119,6 @@ fn surt_parts(record: &[u8], shape: Shape) -> Option<surt::SurtParts<'_>> {
         ldh_dots: shape.ldh_host.then_some(shape.host_dots),
         port: record.get(shape.host_end + 1..end),
         rest: &record[shape.path..shape.len],
-        rest_is_lowercase: !shape.upper,
     })
 }
 

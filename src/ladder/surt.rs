@@ -168,7 +168,6 @@ fn write_surt_of_view(view: &IriRef<'_>, options: SurtOptions, out: &mut Vec<u8>
         ldh_dots: None,
         port: view.port().map(str::as_bytes),
         rest: view.path_query_fragment().as_bytes(),
-        rest_is_lowercase: false,
     };
     write_surt_of_parts(&parts, options, out);
 }
@@ -188,8 +187,6 @@ pub(crate) struct SurtParts<'a> {
     pub(crate) port: Option<&'a [u8]>,
     /// The path, query and fragment, as the key writes them.
     pub(crate) rest: &'a [u8],
-    /// `rest` is known to hold no ASCII uppercase letter (nothing to lowercase).
-    pub(crate) rest_is_lowercase: bool,
 }
 
 /// Appends the SURT of a key with an authority, from its pieces (the ladder's fast path has
@@ -241,8 +238,7 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     if options.trailing_comma && !host.is_empty() {
         out.push(b',');
     }
-    let lowercase = !(options.keep_case || parts.rest_is_lowercase);
-    let rest = Rest::new(false, parts.rest, lowercase);
+    let rest = Rest::new(false, parts.rest, !options.keep_case);
     push_port_and_rest(parts.port.unwrap_or_default(), rest, out);
 }
 
@@ -810,7 +806,6 @@ mod tests {
                 ldh_dots: None,
                 port: (!port.is_empty()).then_some(port.as_bytes()),
                 rest: rest.as_bytes(),
-                rest_is_lowercase: false,
             };
             let mut general = Vec::new();
             write_surt_of_parts(&parts, SurtOptions::default(), &mut general);

@@ -245,11 +245,6 @@ impl Blocks for Avx2 {
             } else {
                 0
             },
-            upper: if LOOK & look::UPPER != 0 {
-                vector::upper(v)
-            } else {
-                0
-            },
             bad: (low_or_high & !high) | any_of(c, BAD),
             rare: bit_of::<{ top(HASH_PERCENT) }>(c) | high,
             dot: bit_of::<{ top(DOT) }>(c),

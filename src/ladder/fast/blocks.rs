@@ -25,9 +25,6 @@ pub(super) struct TailMasks {
     /// looks for them), where the scan asks for them
     /// ([`look::MARKS`](super::tail::look::MARKS)); else 0.
     pub(super) marks: u32,
-    /// The ASCII uppercase letters `A-Z` (what the SURT form lowercases), where the scan
-    /// asks for them ([`look::UPPER`](super::tail::look::UPPER)); else 0.
-    pub(super) upper: u32,
 }
 
 /// What each byte of a block (16 or 32 bytes) of an authority is (bit `k` for byte `k`).

@@ -25,10 +25,7 @@ impl<F: FnMut(&str, Shape, &[u8]) -> bool, const CRLF: bool> Task for Lines<'_, 
         let (fast, rest, max_line, take) = (self.fast, self.rest, self.max_line, self.take);
         match fast.look {
             0 => fast.lines_with::<L, 0, CRLF>(lanes, rest, max_line, take),
-            look::MARKS => fast.lines_with::<L, { look::MARKS }, CRLF>(lanes, rest, max_line, take),
-            look::UPPER => fast.lines_with::<L, { look::UPPER }, CRLF>(lanes, rest, max_line, take),
-            _ => fast
-                .lines_with::<L, { look::MARKS | look::UPPER }, CRLF>(lanes, rest, max_line, take),
+            _ => fast.lines_with::<L, { look::MARKS }, CRLF>(lanes, rest, max_line, take),
         }
     }
 }

@@ -184,9 +184,7 @@ impl Task for Line<'_> {
         let (fast, s) = (self.fast, self.s);
         match fast.look {
             0 => fast.scan_with::<L, 0>(lanes, s),
-            look::MARKS => fast.scan_with::<L, { look::MARKS }>(lanes, s),
-            look::UPPER => fast.scan_with::<L, { look::UPPER }>(lanes, s),
-            _ => fast.scan_with::<L, { look::MARKS | look::UPPER }>(lanes, s),
+            _ => fast.scan_with::<L, { look::MARKS }>(lanes, s),
         }
     }
 }
@@ -213,9 +211,6 @@ pub(crate) struct Shape {
     /// The path, query or fragment holds a `?` or a `;` (always `true` unless the fast path
     /// looks for them: where protocol rules run).
     pub(crate) marks: bool,
-    /// The path, query or fragment holds an ASCII uppercase letter (always `true` unless
-    /// the fast path looks for them: in the SURT form).
-    pub(crate) upper: bool,
     /// Where the path starts (the path, query and fragment run from here to the end).
     pub(crate) path: usize,
     /// Whether the record has a fragment.
@@ -264,8 +259,7 @@ pub(crate) struct FastPath {
     /// have.
     host_mask: u8,
     /// What the scan of the path, query and fragment looks for on the way ([`look`]): `?`
-    /// and `;` ([`Shape::marks`]) where protocol rules run, uppercase letters
-    /// ([`Shape::upper`]) in the SURT form.
+    /// and `;` ([`Shape::marks`]) where protocol rules run.
     look: u8,
     /// The backend of the masks.
     backend: Backend,
@@ -308,16 +302,11 @@ impl FastPath {
 
     /// What the scan of the tail looks for under `o` (see [`FastPath::look`]).
     fn look_of(o: &Options) -> u8 {
-        let marks = o.level == Level::Protocol && o.rules.is_some();
-        let upper = o.form == Form::Surt;
-        let mut looks = 0;
-        if marks {
-            looks |= look::MARKS;
+        if o.level == Level::Protocol && o.rules.is_some() {
+            look::MARKS
+        } else {
+            0
         }
-        if upper {
-            looks |= look::UPPER;
-        }
-        looks
     }
 
     /// The fast path turned off: [`FastPath::accepts`] always says `false`.
@@ -472,7 +461,6 @@ impl FastPath {
             ldh_host,
             host_dots,
             marks: tail.marks,
-            upper: tail.upper,
             path: pos,
             fragment: tail.hash,
             crlf: b.get(tail.end) == Some(&b'\r'),
@@ -523,15 +511,21 @@ mod tests {
     }
 
     #[test]
-    fn shapes_carry_host_dots_and_uppercase_where_asked() {
+    fn shapes_carry_host_dots_and_marks_where_asked() {
         let record = "http://www.example.com:8080/A?b";
         let plain = FastPath::new(&Options::default()).shape(record).unwrap();
         assert_eq!((plain.host_end, plain.path), (22, 27));
         assert_eq!(plain.host_dots, 1 << 3 | 1 << 11);
-        assert!(plain.ldh_host && plain.upper && plain.marks);
-        let surt = FastPath::new(&Options::default().with_form(Form::Surt));
-        assert!(surt.shape(record).unwrap().upper);
-        assert!(!surt.shape("http://www.example.com/a?b").unwrap().upper);
+        assert!(plain.ldh_host && plain.marks);
+        let rules = crate::ladder::protocol::Rules::profile("crawler").map(std::sync::Arc::new);
+        let crawler = FastPath::new(&Options {
+            level: Level::Protocol,
+            rules,
+            ..Options::default()
+        });
+        assert!(crawler.shape(record).unwrap().marks);
+        assert!(crawler.shape("http://www.example.com/a;b").unwrap().marks);
+        assert!(!crawler.shape("http://www.example.com/a#b").unwrap().marks);
         // A host without a DNS rule is not known to be LDH: no dots.
         let other = FastPath::new(&Options::default())
             .shape("foo://a.b/")

@@ -25,7 +25,6 @@ pub(super) fn tail_masks(c: &[u8], looks: u8) -> TailMasks {
         m.dot |= bit(b == b'.');
         m.slash |= bit(b == b'/');
         m.marks |= bit(looks & look::MARKS != 0 && (b == b'?' || b == b';'));
-        m.upper |= bit(looks & look::UPPER != 0 && b.is_ascii_uppercase());
     }
     m
 }

@@ -26,8 +26,6 @@ pub(super) struct Tail {
     pub(super) dots: bool,
     /// It holds a `?` or a `;`, or the scan was not asked to tell.
     pub(super) marks: bool,
-    /// It holds an ASCII uppercase letter, or the scan was not asked to tell.
-    pub(super) upper: bool,
 }
 
 /// What [`scan_tail`] looks for on the way besides the end of the record: the bits of its
@@ -35,9 +33,6 @@ pub(super) struct Tail {
 pub(super) mod look {
     /// `?` and `;` ([`super::Tail::marks`]): where protocol rules run.
     pub(crate) const MARKS: u8 = 1;
-    /// ASCII uppercase letters ([`super::Tail::upper`]): in the SURT form, which lowercases
-    /// them.
-    pub(crate) const UPPER: u8 = 2;
 }
 
 /// Scans the path, query and fragment that start at `from`, to the end of the record, and
@@ -51,7 +46,7 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
     from: usize,
 ) -> Option<Tail> {
     let mut i = from;
-    let (mut rare, mut dots, mut marks, mut upper) = (0u32, 0u32, 0u32, 0u32);
+    let (mut rare, mut dots, mut marks) = (0u32, 0u32, 0u32);
     let end = loop {
         // One classification of the block answers every question about it.
         let m = lanes.tail_masks::<LOOK>(b, i);
@@ -60,9 +55,6 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
         let keep = m.bad.wrapping_sub(1) & !m.bad;
         if LOOK & look::MARKS != 0 {
             marks |= m.marks & keep;
-        }
-        if LOOK & look::UPPER != 0 {
-            upper |= m.upper & keep;
         }
         if m.bad | m.rare | m.dot != 0 {
             // A '/' before the block, or the start of the path (where a '.' starts a
@@ -88,7 +80,6 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
         high: false,
         dots: dots != 0,
         marks: LOOK & look::MARKS == 0 || marks != 0,
-        upper: LOOK & look::UPPER == 0 || upper != 0,
     };
     if rare != 0 {
         // '%', '#' or non-ASCII: which ones, and not two '#'.
@@ -131,7 +122,6 @@ pub(super) fn scan_tail_reference(b: &[u8], from: usize, looks: u8) -> Option<Ta
         high: !t.is_ascii(),
         dots: t.first() == Some(&b'.') || t.windows(2).any(|w| w == b"/."),
         marks: looks & look::MARKS == 0 || t.contains(&b'?') || t.contains(&b';'),
-        upper: looks & look::UPPER == 0 || t.iter().any(u8::is_ascii_uppercase),
     })
 }
 

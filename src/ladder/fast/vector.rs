@@ -65,7 +65,6 @@ pub(super) fn tail_masks<V: Vector, const LOOK: u8>(b: &[u8], i: usize) -> TailM
     let high = v.bits();
     TailMasks {
         marks: if LOOK & look::MARKS != 0 { marks(v) } else { 0 },
-        upper: if LOOK & look::UPPER != 0 { upper(v) } else { 0 },
         // The non-ASCII bytes are taken out of `low_or_high` again.
         bad: low_or_high(v).or(forbidden(v)).bits() & !high,
         // The top bit of a non-ASCII byte is set already.
@@ -79,12 +78,6 @@ pub(super) fn tail_masks<V: Vector, const LOOK: u8>(b: &[u8], i: usize) -> TailM
 #[inline(always)]
 pub(super) fn marks<V: Vector>(v: V) -> u32 {
     eq_byte(v, b'?').or(eq_byte(v, b';')).bits()
-}
-
-/// [`TailMasks::upper`] of the bytes of `v`: `A-Z`.
-#[inline(always)]
-pub(super) fn upper<V: Vector>(v: V) -> u32 {
-    within(v, b'A', 26).bits()
 }
 
 /// [`super::blocks::Blocks::host_masks`] with vectors of type `V`.
