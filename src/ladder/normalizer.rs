@@ -1214,16 +1214,9 @@ fn ldh_surt_authority(record: &str, shape: Shape) -> Option<(usize, usize)> {
 fn write_ldh_surt_line(line: &[u8], shape: Shape, authority: (usize, usize), out: &mut Vec<u8>) {
     let host = (authority.0, shape.host_end);
     let (dots, slash) = (shape.host_dots, shape.adds_slash);
-    surt::write_ldh_surt_line(
-        out,
-        line,
-        shape.len,
-        host,
-        authority.1,
-        shape.path,
-        dots,
-        slash,
-    );
+    // The path starts where the authority ends.
+    debug_assert_eq!(shape.path, authority.1);
+    surt::write_ldh_surt_line(out, line, shape.len, host, authority.1, dots, slash);
 }
 
 /// `key` as text: checked as ASCII (most keys are, and that check is a fraction of a full

@@ -341,8 +341,8 @@ fn write_ldh_surt_ending(
 /// [`write_ldh_surt`] of a record with an LDH host, and a line feed, from where the pieces
 /// lie in the record: the record is the first `len` bytes of `line` (which may go on past
 /// it: the writer reads ahead there), the host (`host`, its start and end, with its dots at
-/// the set bits of `dots`), the authority's end (`end`: a port is between the host and it),
-/// the path's start (`path`), and whether the empty path is written `/` (`slash`). Out of
+/// the set bits of `dots`), the authority's end (`end`: a port is between the host and it;
+/// the path starts there), and whether the empty path is written `/` (`slash`). Out of
 /// line, with its arguments one by one (in registers, the last few on the stack) rather than
 /// in a struct: the run of lines that calls it for each line keeps nothing of the record in
 /// memory for it.
@@ -360,7 +360,6 @@ pub(crate) fn write_ldh_surt_line(
     len: usize,
     host: (usize, usize),
     end: usize,
-    path: usize,
     dots: u64,
     slash: bool,
 ) {
@@ -377,8 +376,8 @@ pub(crate) fn write_ldh_surt_line(
     };
     let rest = Rest {
         slash,
-        text: &line[path..],
-        len: len - path,
+        text: &line[end..],
+        len: len - end,
         lowercase: true,
     };
     let from = out.len();
@@ -757,17 +756,8 @@ mod tests {
             // The line writer reads past the record: alone, and with another line after it.
             let line = format!("{record}\nhttp://NEXT.LINE/WITH/MORE/TEXT");
             let mut again = out.clone();
-            write_ldh_surt_line(&mut out, b, len, host, end, end, dots, slash);
-            write_ldh_surt_line(
-                &mut again,
-                line.as_bytes(),
-                len,
-                host,
-                end,
-                end,
-                dots,
-                slash,
-            );
+            write_ldh_surt_line(&mut out, b, len, host, end, dots, slash);
+            write_ldh_surt_line(&mut again, line.as_bytes(), len, host, end, dots, slash);
             assert_eq!(out, again, "{record}");
             // The key of a record with an empty path has its `/` before the query.
             let key = match slash {
