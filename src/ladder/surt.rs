@@ -287,7 +287,7 @@ pub(crate) struct LdhHost<'a> {
 /// [`write_surt_of_parts`] for the common key of the fast path, inline: an [`LdhHost`], a
 /// port (empty for none), and the rest; no scheme written, no trailing comma. It writes
 /// exactly what [`write_surt_of_parts`] writes for those pieces (tested below), sharing its
-/// tail.
+/// tail for a port longer than [`PORT_ROOM`].
 ///
 /// The SURT is put together in place, in `out`'s spare capacity, and only then counted in
 /// its length: the host part ([`put_host_part`]), then the rest, copied (and lowercased) a
@@ -473,8 +473,8 @@ fn put_host_part(
 
 /// Writes `rest` at `at` in `room` (which has `rest.len` and sixteen bytes more from `at`),
 /// lowercased where it says; returns where it ends, every byte from `at` to there written.
-/// A block of sixteen bytes at a time where `rest.text` has them, the bytes past the rest
-/// written too (and left out); the last few byte by byte where it does not.
+/// A block of sixteen bytes at a time, the bytes of the last block past the rest written too
+/// (and left out) where `rest.text` has them; where it does not, the last few byte by byte.
 #[inline(always)]
 fn put_rest(rest: Rest<'_>, room: &mut [MaybeUninit<u8>], at: usize) -> usize {
     match rest.lowercase {
@@ -492,24 +492,31 @@ fn put_blocks<const LOWER: bool>(
     at: usize,
 ) -> usize {
     let case = |c: u8| if LOWER { c.to_ascii_lowercase() } else { c };
-    let whole = len.div_ceil(16) * 16;
-    let room = &mut room[at..at + whole];
-    match text.get(..whole) {
-        Some(text) => {
-            for (d, s) in room.chunks_exact_mut(16).zip(text.chunks_exact(16)) {
-                let block: [u8; 16] = s.try_into().expect("sixteen bytes");
-                let d: &mut [MaybeUninit<u8>; 16] = d.try_into().expect("sixteen bytes");
-                *d = block.map(|c| MaybeUninit::new(case(c)));
-            }
-        }
-        // At the end of the text: byte by byte.
-        None => {
-            for (d, &c) in room.iter_mut().zip(&text[..len]) {
-                *d = MaybeUninit::new(case(c));
-            }
-        }
+    let blocks = len.div_ceil(16) * 16;
+    if let Some(src) = text.get(..blocks) {
+        // The text goes on past the rest's last block: blocks only.
+        put_blocks_of::<LOWER>(&mut room[at..at + blocks], src);
+        return at + len;
+    }
+    // At the end of the text: the whole blocks, then the last few bytes one by one.
+    let whole = len / 16 * 16;
+    put_blocks_of::<LOWER>(&mut room[at..at + whole], &text[..whole]);
+    let last = room[at + whole..at + len].iter_mut().zip(&text[whole..len]);
+    for (d, &c) in last {
+        *d = MaybeUninit::new(case(c));
     }
     at + len
+}
+
+/// Writes `src` (whole blocks of sixteen bytes) into `room` (as long), lowercased with
+/// `LOWER`.
+#[inline(always)]
+fn put_blocks_of<const LOWER: bool>(room: &mut [MaybeUninit<u8>], src: &[u8]) {
+    for (d, s) in room.chunks_exact_mut(16).zip(src.chunks_exact(16)) {
+        let block: [u8; 16] = s.try_into().expect("sixteen bytes");
+        let d: &mut [MaybeUninit<u8>; 16] = d.try_into().expect("sixteen bytes");
+        *d = block.map(|c| MaybeUninit::new(if LOWER { c.to_ascii_lowercase() } else { c }));
+    }
 }
 
 /// The bytes of `out`'s spare capacity that [`put_host_part`] puts a host part together in.
@@ -521,6 +528,21 @@ fn put(room: &mut Room, at: usize, bytes: &[u8]) {
     for (d, &c) in room[at..at + bytes.len()].iter_mut().zip(bytes) {
         *d = MaybeUninit::new(c);
     }
+}
+
+/// Writes the `N` bytes of `block` into `room` at `at`, as one store of `N` bytes (a copy of
+/// a fixed-size array, which the compiler keeps whole).
+#[inline(always)]
+fn put_array<const N: usize>(room: &mut Room, at: usize, block: [u8; N]) {
+    let d: &mut [MaybeUninit<u8>; N] = (&mut room[at..at + N]).try_into().expect("N bytes");
+    *d = block.map(MaybeUninit::new);
+}
+
+/// The sixteen bytes of `text` from `at`, if it has them.
+#[inline(always)]
+fn block_at(text: &[u8], at: usize) -> Option<[u8; 16]> {
+    text.get(at..at + 16)
+        .map(|b| b.try_into().expect("sixteen bytes"))
 }
 
 /// Writes the labels of a host of `a-z 0-9 - .` under 64 bytes, the first `n` bytes of
@@ -537,10 +559,10 @@ fn put_reversed_ldh(text: &[u8], n: usize, dots: u64, room: &mut Room) -> usize 
         let dot = (dots != 0).then(|| 63 - dots.leading_zeros() as usize);
         let start = dot.map_or(0, |d| d + 1);
         let len = end - start;
-        match text.get(start..start + 16) {
+        match block_at(text, start) {
             // Most labels: one block.
             Some(block) if len <= 16 => {
-                put(room, at, block);
+                put_array(room, at, block);
                 at += len;
             }
             _ => at = copy_label(text, start, end, room, at),
@@ -570,14 +592,14 @@ const PORT_ROOM: usize = 16;
 fn copy_label(text: &[u8], from: usize, to: usize, room: &mut Room, at: usize) -> usize {
     let (mut k, mut at) = (from, at);
     while k < to {
-        if let Some(block) = text.get(k..k + 16) {
-            put(room, at, block);
+        if let Some(block) = block_at(text, k) {
+            put_array(room, at, block);
             let take = (to - k).min(16);
             (at, k) = (at + take, k + take);
         } else {
             let take = (to - k).min(8);
             let word = host_word(&text[..to], k, take);
-            put(room, at, &word.to_le_bytes());
+            put_array(room, at, word.to_le_bytes());
             (at, k) = (at + take, k + take);
         }
     }
@@ -775,58 +797,71 @@ mod tests {
 
     #[test]
     fn the_inline_writer_writes_what_the_general_one_does() {
-        let rests = [
-            "",
-            "/",
-            "/a/B?Q=1#F",
-            "/%C3%A9/x",
-            "?a=B",
-            "/?a=B#C",
-            "/#F",
-            "/a-very-long-path/with/segments",
-        ];
-        for (i, host) in ldh_hosts().iter().enumerate() {
-            // A port too long for the room after the host goes out on its own.
-            let port = ["", "8080", "", "12345678901234567"][i % 4];
-            let rest = rests[i % rests.len()];
-            let parts = SurtParts {
-                scheme: Some(b"http"),
-                host: host.as_bytes(),
-                host_kind: HostKind::RegName,
-                ldh_dots: None,
-                port: (!port.is_empty()).then_some(port.as_bytes()),
-                rest: rest.as_bytes(),
+        // Rests of every length around the blocks' 16 bytes, in mixed case.
+        let mut rests: Vec<String> = ["", "/", "/a/B?Q=1#F", "/%C3%A9/x", "?a=B", "/?a=B#C", "/#F"]
+            .map(String::from)
+            .into();
+        for n in [15, 16, 17, 31, 32, 33, 48, 49] {
+            rests.push((0..n).map(|k| char::from(b"/aB?=Z%#-x"[k % 10])).collect());
+        }
+        // Ports up to the room after the host, and one longer: that goes out on its own.
+        let ports = ["", "1", "8080", "1234567890123456", "12345678901234567"];
+        let mut hosts = ldh_hosts();
+        // Labels of 16, 17, 33 and 63 bytes, and 32 labels.
+        for n in [16, 17, 33, 63] {
+            hosts.push("a".repeat(n));
+        }
+        hosts.push(format!("{}c", "b.".repeat(31)));
+        for (i, host) in hosts.iter().enumerate() {
+            for (port, rest) in ports
+                .iter()
+                .flat_map(|p| rests.iter().map(move |r| (*p, r)))
+            {
+                check_inline_writer(host, port, rest, i % 18);
+            }
+        }
+    }
+
+    /// [`write_ldh_surt`] of `host`, `port` and `rest` against [`write_surt_of_parts`]: the
+    /// rest lowercased where it has uppercase letters or always, alone and with `after`
+    /// bytes of text after it (that the blocks read and do not write).
+    fn check_inline_writer(host: &str, port: &str, rest: &str, after: usize) {
+        let parts = SurtParts {
+            scheme: Some(b"http"),
+            host: host.as_bytes(),
+            host_kind: HostKind::RegName,
+            ldh_dots: None,
+            port: (!port.is_empty()).then_some(port.as_bytes()),
+            rest: rest.as_bytes(),
+        };
+        let mut general = Vec::new();
+        write_surt_of_parts(&parts, SurtOptions::default(), &mut general);
+        let upper = rest.bytes().any(|c| c.is_ascii_uppercase());
+        let record = format!("{host}:{port}{rest}");
+        let ldh = LdhHost {
+            text: record.as_bytes(),
+            len: host.len(),
+            dots: dots_of(host.as_bytes()),
+        };
+        let fast = |slash, text: &str, lowercase, after: &str| {
+            let mut fast = b"x".to_vec();
+            let on = format!("{text}{after}");
+            let rest = Rest {
+                slash,
+                text: on.as_bytes(),
+                len: text.len(),
+                lowercase,
             };
-            let mut general = Vec::new();
-            write_surt_of_parts(&parts, SurtOptions::default(), &mut general);
-            let upper = rest.bytes().any(|c| c.is_ascii_uppercase());
-            let record = format!("{host}:{port}{rest}");
-            let ldh = LdhHost {
-                text: record.as_bytes(),
-                len: host.len(),
-                dots: dots_of(host.as_bytes()),
-            };
-            // The rest alone, lowercased where it has uppercase letters or always; and
-            // with text after it that the blocks read (and do not write).
-            let fast = |slash, text: &str, lowercase, after: &str| {
-                let mut fast = b"x".to_vec();
-                let on = format!("{text}{after}");
-                let rest = Rest {
-                    slash,
-                    text: on.as_bytes(),
-                    len: text.len(),
-                    lowercase,
-                };
-                write_ldh_surt(ldh, port.as_bytes(), rest, &mut fast);
-                fast.split_off(1)
-            };
-            for (lowercase, after) in [(upper, ""), (true, ""), (true, "\nHTTP://A.B/C/D/E/F/G")] {
-                let what = format!("{host} {port} {rest} {lowercase} {after}");
-                assert_eq!(fast(false, rest, lowercase, after), general, "{what}");
-                // The `/` that an empty path becomes, written before the query and fragment.
-                if let Some(text) = rest.strip_prefix('/') {
-                    assert_eq!(fast(true, text, lowercase, after), general, "{what}");
-                }
+            write_ldh_surt(ldh, port.as_bytes(), rest, &mut fast);
+            fast.split_off(1)
+        };
+        let after = &"\nHTTP://A.B/C/D/E"[..after];
+        for (lowercase, after) in [(upper, ""), (true, ""), (true, after)] {
+            let what = format!("{host} {port} {rest} {lowercase} {after:?}");
+            assert_eq!(fast(false, rest, lowercase, after), general, "{what}");
+            // The `/` that an empty path becomes, written before the query and fragment.
+            if let Some(text) = rest.strip_prefix('/') {
+                assert_eq!(fast(true, text, lowercase, after), general, "{what}");
             }
         }
     }

@@ -406,7 +406,8 @@ impl FastPath {
     /// carriage return and a line feed: for runs whose lines are not copied through as they
     /// are), line ends included, and how many lines that is. `take` is called with each line
     /// that passes (without its line end), its [`Shape`], and the text from its start to the
-    /// end of `rest` (for writers that read ahead), in order, until it says `false`. One loop, in the backend, for the whole run (the engine's
+    /// end of `rest` (for writers that read ahead), in order, until it says `false`. One
+    /// loop, in the backend, for the whole run (the engine's
     /// `Operation::pass_through_lines`). Here a line also passes whose key is the line with
     /// a `/` for its empty path ([`Shape::adds_slash`]): `take` decides what to do with it.
     pub(crate) fn take_lines_ending<const CRLF: bool>(
