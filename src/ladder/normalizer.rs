@@ -958,7 +958,7 @@ impl Normalizer {
             // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
             if !b[..shape.host_end].last().is_some_and(u8::is_ascii_digit) {
                 let port = b.get(shape.host_end + 1..end).unwrap_or_default();
-                let rest = surt::Rest::new(shape.adds_slash, &b[shape.path..shape.len], true);
+                let rest = surt::Rest::new(shape.adds_slash, &b[shape.path..shape.len]);
                 surt::write_ldh_surt(host, port, rest, out);
                 return true;
             }

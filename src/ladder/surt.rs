@@ -238,8 +238,8 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     if options.trailing_comma && !host.is_empty() {
         out.push(b',');
     }
-    let rest = Rest::new(false, parts.rest, !options.keep_case);
-    push_port_and_rest(parts.port.unwrap_or_default(), rest, out);
+    let (port, rest) = (parts.port.unwrap_or_default(), Rest::new(false, parts.rest));
+    push_port_and_rest(port, rest, !options.keep_case, out);
 }
 
 /// What follows the host and port in a SURT: the key's path, query and fragment.
@@ -254,18 +254,15 @@ pub(crate) struct Rest<'a> {
     pub(crate) text: &'a [u8],
     /// The length of the path, query and fragment.
     pub(crate) len: usize,
-    /// They are written lowercased.
-    pub(crate) lowercase: bool,
 }
 
 impl<'a> Rest<'a> {
     /// The rest `text`, all of it, with a `/` first where `slash` says.
-    pub(crate) fn new(slash: bool, text: &'a [u8], lowercase: bool) -> Rest<'a> {
+    pub(crate) fn new(slash: bool, text: &'a [u8]) -> Rest<'a> {
         Rest {
             slash,
             text,
             len: text.len(),
-            lowercase,
         }
     }
 }
@@ -285,13 +282,15 @@ pub(crate) struct LdhHost<'a> {
 }
 
 /// [`write_surt_of_parts`] for the common key of the fast path, inline: an [`LdhHost`], a
-/// port (empty for none), and the rest; no scheme written, no trailing comma. It writes
+/// port (empty for none), and the rest; no scheme written, no trailing comma, the rest
+/// lowercased (the Internet Archive's form, [`SurtOptions::default`]). It writes
 /// exactly what [`write_surt_of_parts`] writes for those pieces (tested below), sharing its
 /// tail for a port longer than [`PORT_ROOM`].
 ///
 /// The SURT is put together in place, in `out`'s spare capacity, and only then counted in
-/// its length: the host part ([`put_host_part`]), then the rest, copied (and lowercased) a
-/// block of sixteen bytes at a time where `rest.text` has them ([`put_rest`]). The bytes a
+/// its length: the host's labels ([`put_reversed_ldh`]), the port and `)`, then the rest,
+/// copied and lowercased a block of sixteen bytes at a time where `rest.text` has them
+/// ([`put_rest`]). The bytes a
 /// block writes past what it copies are written over by what follows, or left out of the
 /// length. Writing there rather than into a buffer on the stack that is then copied out
 /// saves that copy's load of sixteen bytes over stores of other widths at other offsets,
@@ -313,7 +312,7 @@ fn write_ldh_surt_ending(
 ) {
     if port.len() > PORT_ROOM {
         push_host_part(host, out);
-        push_port_and_rest(port, rest, out);
+        push_port_and_rest(port, rest, true, out);
         out.extend(ending);
         return;
     }
@@ -321,7 +320,16 @@ fn write_ldh_surt_ending(
     out.reserve(need);
     let base = out.len();
     let room = &mut out.spare_capacity_mut()[..need];
-    let mut at = put_host_part(host, port, true, room);
+    // The host part, in its room of known size.
+    let host_room = room_of(room);
+    let mut at = put_reversed_ldh(host, host_room);
+    if !port.is_empty() {
+        host_room[at] = MaybeUninit::new(b':');
+        put(host_room, at + 1, port);
+        at += 1 + port.len();
+    }
+    host_room[at] = MaybeUninit::new(b')');
+    at += 1;
     if rest.slash {
         room[at] = MaybeUninit::new(b'/');
         at += 1;
@@ -332,9 +340,9 @@ fn write_ldh_surt_ending(
         at += 1;
     }
     // SAFETY: the first `at` bytes of `out`'s spare capacity (`room`, `need` bytes) are
-    // written: `put_host_part` writes every byte before the end it returns, the `/` and the
-    // ending are written where they are counted, and `put_rest` writes every byte from where
-    // it starts to its end.
+    // written: `put_reversed_ldh` writes every byte before the end it returns, the port, `)`,
+    // `/` and the ending are written where they are counted, and `put_rest` writes every byte
+    // from where it starts to its end.
     unsafe { out.set_len(base + at) };
 }
 
@@ -378,29 +386,27 @@ pub(crate) fn write_ldh_surt_line(
         slash,
         text: &line[end..],
         len: len - end,
-        lowercase: true,
     };
     let from = out.len();
     write_ldh_surt_ending(host, port, rest, Some(b'\n'), out);
     debug_assert!(out[from..out.len() - 1] != line[..len]);
 }
 
-/// Appends the reversed labels of `host` to `out` ([`put_host_part`], without the port and
-/// the `)`).
+/// Appends the reversed labels of `host` to `out` ([`put_reversed_ldh`]).
 #[inline(always)]
 fn push_host_part(host: LdhHost<'_>, out: &mut Vec<u8>) {
     out.reserve(ROOM);
     let base = out.len();
-    let at = put_host_part(host, &[], false, &mut out.spare_capacity_mut()[..ROOM]);
-    // SAFETY: `put_host_part` writes every byte of `out`'s spare capacity before the end
+    let at = put_reversed_ldh(host, room_of(out.spare_capacity_mut()));
+    // SAFETY: `put_reversed_ldh` writes every byte of `out`'s spare capacity before the end
     // it returns, and that capacity holds `ROOM` bytes: the first `at` are written.
     unsafe { out.set_len(base + at) };
 }
 
 /// What follows the host in every SURT: `:` and the port unless it is empty, `)`, then the
-/// rest.
+/// rest, lowercased where `lowercase` says.
 #[inline(always)]
-fn push_port_and_rest(port: &[u8], rest: Rest<'_>, out: &mut Vec<u8>) {
+fn push_port_and_rest(port: &[u8], rest: Rest<'_>, lowercase: bool, out: &mut Vec<u8>) {
     if !port.is_empty() {
         out.push(b':');
         out.extend_from_slice(port);
@@ -409,7 +415,7 @@ fn push_port_and_rest(port: &[u8], rest: Rest<'_>, out: &mut Vec<u8>) {
     if rest.slash {
         out.push(b'/');
     }
-    push_rest(&rest.text[..rest.len], rest.lowercase, out);
+    push_rest(&rest.text[..rest.len], lowercase, out);
 }
 
 /// Appends the path, query and fragment of a SURT, lowercased where `lowercase` says.
@@ -444,83 +450,48 @@ fn push_reversed_labels(host: &[u8], out: &mut Vec<u8>) {
     push_label(left, plain, out);
 }
 
-/// Writes the reversed labels of an [`LdhHost`] at the start of `room` (at least [`ROOM`]
-/// bytes), then, where `close` says, `:` and `port` (unless it is empty; at most
-/// [`PORT_ROOM`] bytes) and the `)` that ends the host part; returns where it ends, every
-/// byte before it written. A label is copied as a block of sixteen bytes where it is that
-/// short and `text` has them ([`put_reversed_ldh`]).
-#[inline(always)]
-fn put_host_part(
-    host: LdhHost<'_>,
-    port: &[u8],
-    close: bool,
-    room: &mut [MaybeUninit<u8>],
-) -> usize {
-    debug_assert!(host.len < 64 && port.len() <= PORT_ROOM);
-    let room: &mut Room = (&mut room[..ROOM]).try_into().expect("ROOM bytes");
-    let mut at = put_reversed_ldh(host.text, host.len, host.dots, room);
-    if close {
-        if !port.is_empty() {
-            room[at] = MaybeUninit::new(b':');
-            put(room, at + 1, port);
-            at += 1 + port.len();
-        }
-        room[at] = MaybeUninit::new(b')');
-        at += 1;
-    }
-    at
-}
-
 /// Writes `rest` at `at` in `room` (which has `rest.len` and sixteen bytes more from `at`),
-/// lowercased where it says; returns where it ends, every byte from `at` to there written.
-/// A block of sixteen bytes at a time, the bytes of the last block past the rest written too
-/// (and left out) where `rest.text` has them; where it does not, the last few byte by byte.
+/// lowercased; returns where it ends, every byte from `at` to there written. A block of
+/// sixteen bytes at a time, the bytes of the last block past the rest written too (and
+/// left out) where `rest.text` has them; where it does not, the last few byte by byte.
 #[inline(always)]
 fn put_rest(rest: Rest<'_>, room: &mut [MaybeUninit<u8>], at: usize) -> usize {
-    match rest.lowercase {
-        true => put_blocks::<true>(rest.text, rest.len, room, at),
-        false => put_blocks::<false>(rest.text, rest.len, room, at),
-    }
-}
-
-/// [`put_rest`] of the first `len` bytes of `text`, lowercased with `LOWER`.
-#[inline(always)]
-fn put_blocks<const LOWER: bool>(
-    text: &[u8],
-    len: usize,
-    room: &mut [MaybeUninit<u8>],
-    at: usize,
-) -> usize {
-    let case = |c: u8| if LOWER { c.to_ascii_lowercase() } else { c };
+    let (text, len) = (rest.text, rest.len);
     let blocks = len.div_ceil(16) * 16;
     if let Some(src) = text.get(..blocks) {
         // The text goes on past the rest's last block: blocks only.
-        put_blocks_of::<LOWER>(&mut room[at..at + blocks], src);
+        put_lowered_blocks(&mut room[at..at + blocks], src);
         return at + len;
     }
     // At the end of the text: the whole blocks, then the last few bytes one by one.
     let whole = len / 16 * 16;
-    put_blocks_of::<LOWER>(&mut room[at..at + whole], &text[..whole]);
+    put_lowered_blocks(&mut room[at..at + whole], &text[..whole]);
     let last = room[at + whole..at + len].iter_mut().zip(&text[whole..len]);
     for (d, &c) in last {
-        *d = MaybeUninit::new(case(c));
+        *d = MaybeUninit::new(c.to_ascii_lowercase());
     }
     at + len
 }
 
-/// Writes `src` (whole blocks of sixteen bytes) into `room` (as long), lowercased with
-/// `LOWER`.
+/// Writes `src` (whole blocks of sixteen bytes) into `room` (as long), lowercased.
 #[inline(always)]
-fn put_blocks_of<const LOWER: bool>(room: &mut [MaybeUninit<u8>], src: &[u8]) {
+fn put_lowered_blocks(room: &mut [MaybeUninit<u8>], src: &[u8]) {
     for (d, s) in room.chunks_exact_mut(16).zip(src.chunks_exact(16)) {
         let block: [u8; 16] = s.try_into().expect("sixteen bytes");
         let d: &mut [MaybeUninit<u8>; 16] = d.try_into().expect("sixteen bytes");
-        *d = block.map(|c| MaybeUninit::new(if LOWER { c.to_ascii_lowercase() } else { c }));
+        *d = block.map(|c| MaybeUninit::new(c.to_ascii_lowercase()));
     }
 }
 
-/// The bytes of `out`'s spare capacity that [`put_host_part`] puts a host part together in.
+/// The bytes of `out`'s spare capacity that [`put_reversed_ldh`] puts a host's labels
+/// together in.
 type Room = [MaybeUninit<u8>; ROOM];
+
+/// The first [`ROOM`] bytes of `spare`.
+#[inline(always)]
+fn room_of(spare: &mut [MaybeUninit<u8>]) -> &mut Room {
+    (&mut spare[..ROOM]).try_into().expect("ROOM bytes")
+}
 
 /// Writes `bytes` into `room` at `at`.
 #[inline(always)]
@@ -545,16 +516,17 @@ fn block_at(text: &[u8], at: usize) -> Option<[u8; 16]> {
         .map(|b| b.try_into().expect("sixteen bytes"))
 }
 
-/// Writes the labels of a host of `a-z 0-9 - .` under 64 bytes, the first `n` bytes of
-/// `text` (what follows them there is read but not written), whose dots are the set bits of
-/// `dots`, last to first and joined with `,`, at the start of `room`; returns where they
+/// Writes the labels of an [`LdhHost`] (the first `len` bytes of its `text`: what follows
+/// them there is read but not written), last to first and joined with `,`, at the start of
+/// `room`; returns where they
 /// end, every byte before it written. Labels are short: each is copied sixteen bytes at a
 /// time where `text` has them ([`copy_label`]; the bytes past a label are written over by
 /// the `,` and the label after it, or are past the host), rather than by a `memcpy` call
 /// per label.
 #[inline(always)]
-fn put_reversed_ldh(text: &[u8], n: usize, dots: u64, room: &mut Room) -> usize {
-    let (mut end, mut dots, mut at) = (n, dots, 0);
+fn put_reversed_ldh(host: LdhHost<'_>, room: &mut Room) -> usize {
+    debug_assert!(host.len < 64);
+    let (text, mut end, mut dots, mut at) = (host.text, host.len, host.dots, 0);
     loop {
         let dot = (dots != 0).then(|| 63 - dots.leading_zeros() as usize);
         let start = dot.map_or(0, |d| d + 1);
@@ -576,9 +548,9 @@ fn put_reversed_ldh(text: &[u8], n: usize, dots: u64, room: &mut Room) -> usize 
     at
 }
 
-/// The room [`put_host_part`] needs: a host of under 64 bytes, the sixteen bytes a copy may
-/// write past its end, and room for a port of up to [`PORT_ROOM`] bytes with its `:` and
-/// `)` after the host.
+/// The room a host part needs: a host of under 64 bytes, the sixteen bytes a copy may write
+/// past its end, and room for a port of up to [`PORT_ROOM`] bytes with its `:` and `)` after
+/// the host.
 const ROOM: usize = 64 + 16 + PORT_ROOM + 2;
 
 /// The longest port [`write_ldh_surt`] writes into its room after the host.
@@ -823,8 +795,8 @@ mod tests {
     }
 
     /// [`write_ldh_surt`] of `host`, `port` and `rest` against [`write_surt_of_parts`]: the
-    /// rest lowercased where it has uppercase letters or always, alone and with `after`
-    /// bytes of text after it (that the blocks read and do not write).
+    /// rest alone, and with `after` bytes of text after it (that the blocks read and do not
+    /// write).
     fn check_inline_writer(host: &str, port: &str, rest: &str, after: usize) {
         let parts = SurtParts {
             scheme: Some(b"http"),
@@ -836,32 +808,30 @@ mod tests {
         };
         let mut general = Vec::new();
         write_surt_of_parts(&parts, SurtOptions::default(), &mut general);
-        let upper = rest.bytes().any(|c| c.is_ascii_uppercase());
         let record = format!("{host}:{port}{rest}");
         let ldh = LdhHost {
             text: record.as_bytes(),
             len: host.len(),
             dots: dots_of(host.as_bytes()),
         };
-        let fast = |slash, text: &str, lowercase, after: &str| {
+        let fast = |slash, text: &str, after: &str| {
             let mut fast = b"x".to_vec();
             let on = format!("{text}{after}");
             let rest = Rest {
                 slash,
                 text: on.as_bytes(),
                 len: text.len(),
-                lowercase,
             };
             write_ldh_surt(ldh, port.as_bytes(), rest, &mut fast);
             fast.split_off(1)
         };
         let after = &"\nHTTP://A.B/C/D/E"[..after];
-        for (lowercase, after) in [(upper, ""), (true, ""), (true, after)] {
-            let what = format!("{host} {port} {rest} {lowercase} {after:?}");
-            assert_eq!(fast(false, rest, lowercase, after), general, "{what}");
+        for after in ["", after] {
+            let what = format!("{host} {port} {rest} {after:?}");
+            assert_eq!(fast(false, rest, after), general, "{what}");
             // The `/` that an empty path becomes, written before the query and fragment.
             if let Some(text) = rest.strip_prefix('/') {
-                assert_eq!(fast(true, text, lowercase, after), general, "{what}");
+                assert_eq!(fast(true, text, after), general, "{what}");
             }
         }
     }
