@@ -9,10 +9,17 @@
 //! handed to the system stays written; output still in irinorm's buffers is lost, so the
 //! output may end within a record. A `SIGBUS` of any other code is left to the system.
 
-/// What the handler writes to standard error.
 #[cfg(unix)]
-const MESSAGE: &[u8] = b"irinorm: an input file was shortened (or could not be read) while it \
-was read through a memory map (SIGBUS); use --no-mmap for files that may change during the run\n";
+use irinorm::stream::SHORTENED_MAP;
+
+/// What the handler writes to standard error, in three writes:
+/// `irinorm: an input file` [`SHORTENED_MAP`] `(SIGBUS)`.
+#[cfg(unix)]
+const MESSAGE: [&[u8]; 3] = [
+    b"irinorm: an input file ",
+    SHORTENED_MAP.as_bytes(),
+    b" (SIGBUS)\n",
+];
 
 /// Installs the handler for `SIGBUS`. Best effort: if the system refuses, the signal ends
 /// the process as it would have.
@@ -24,10 +31,12 @@ pub(super) fn explain_truncated_inputs() {
         _context: *mut libc::c_void,
     ) {
         // SAFETY: the system hands the handler a valid `siginfo_t` (SA_SIGINFO); `write`,
-        // `_exit` and `signal` are async-signal-safe, and the message is a static.
+        // `_exit` and `signal` are async-signal-safe, and the message's parts are statics.
         unsafe {
             if !info.is_null() && (*info).si_code == libc::BUS_ADRERR {
-                libc::write(2, MESSAGE.as_ptr().cast(), MESSAGE.len());
+                for part in MESSAGE {
+                    libc::write(2, part.as_ptr().cast(), part.len());
+                }
                 libc::_exit(2);
             }
             // Not a read past the end of a map: the default action, once the handler

@@ -6,6 +6,13 @@ use std::io;
 
 use crate::iri::error::Error;
 
+/// What is said of a mapped input file that was shortened (or could not be read) during a
+/// run, after "the file" or "an input file": the message of [`RunError::Input`] where a
+/// write of its lines fails (`EFAULT`), and of the command line's `SIGBUS` handler where a
+/// read of the map fails.
+pub const SHORTENED_MAP: &str = "was shortened (or could not be read) while it was read \
+through a memory map; use --no-mmap for files that may change during the run";
+
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum RunError {

@@ -103,7 +103,7 @@ mod writer;
 
 pub use chunk::TOO_LONG_PREFIX;
 pub use engine::Engine;
-pub use error::RunError;
+pub use error::{RunError, SHORTENED_MAP};
 pub use operation::{KeyRun, NextLine, Operation};
 pub use options::{chunks_in_flight, run_chunk_size, EngineOptions, OnError};
 pub use output::{OutputMode, Stats};

@@ -13,7 +13,7 @@ use crossbeam_channel::{Receiver, Sender};
 
 use crate::stream::chunk::{output_parts, Chunk};
 use crate::stream::dedup::{self, FingerprintSet};
-use crate::stream::error::RunError;
+use crate::stream::error::{RunError, SHORTENED_MAP};
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::options::EngineOptions;
 use crate::stream::output::{write_diagnostic, Stats};
@@ -22,12 +22,6 @@ use crate::stream::output::{write_diagnostic, Stats};
 /// bytes it was handed: on Linux, macOS and the BSDs alike (elsewhere 14 is another error,
 /// and is not read as this one).
 const EFAULT: i32 = 14;
-
-/// What a run says of a mapped input that could not be read while its lines were written:
-/// what the command line says when a read of the map raises `SIGBUS` (`cli::sigbus`, which
-/// must write a static message from its signal handler), as an error of that input.
-const SHORTENED: &str = "the file was shortened (or could not be read) while it was read \
-through a memory map; use --no-mmap for files that may change during the run";
 
 /// The writer stage: emits chunks in sequence order, with diagnostics and counts.
 pub(super) struct Writer<'a, W> {
@@ -209,7 +203,7 @@ impl<'a, W: Write> Writer<'a, W> {
         if from_map && bad_address {
             return RunError::Input {
                 name: self.names[chunk.input].clone(),
-                source: io::Error::other(SHORTENED),
+                source: io::Error::other(format!("the file {SHORTENED_MAP}")),
             };
         }
         RunError::from_write(error)
