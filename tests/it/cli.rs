@@ -1196,7 +1196,10 @@ fn version_names_key_version_profiles_and_backend() {
         .lines()
         .find_map(|l| l.strip_prefix("fast path: "))
         .unwrap();
-    assert!(["avx2", "sse2", "scalar"].contains(&backend), "{out}");
+    assert!(
+        ["avx512", "avx2", "sse2", "scalar"].contains(&backend),
+        "{out}"
+    );
 }
 
 /// Item: shell completions and the manual page come from the argument definitions; the

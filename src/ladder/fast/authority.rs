@@ -89,9 +89,9 @@ fn host_bits<L: Blocks>(lanes: L, b: &[u8], start: usize) -> (u64, u64, u64) {
     for k in 0..64 / L::WIDTH {
         let at = L::WIDTH * k;
         let m = lanes.host_masks(b, start + at);
-        not_ldh |= u64::from(m.not_ldh) << at;
-        dot |= u64::from(m.dot) << at;
-        hyphen |= u64::from(m.hyphen) << at;
+        not_ldh |= m.not_ldh << at;
+        dot |= m.dot << at;
+        hyphen |= m.hyphen << at;
         if m.not_ldh != 0 {
             break;
         }

@@ -119,12 +119,15 @@ impl Vector for V256 {
     }
 
     #[inline(always)]
-    fn bits(self) -> u32 {
+    fn bits(self) -> u64 {
         // SAFETY: see the comment above.
-        unsafe { _mm256_movemask_epi8(self.0) as u32 }
+        u64::from(unsafe { _mm256_movemask_epi8(self.0) as u32 })
     }
 }
 
+// The classes and tables below are the AVX-512 backend's too (`super::avx512`), whose
+// `vpshufb` looks up the same sixteen entries in each of its four lanes.
+//
 // The bytes of a path, query or fragment by table lookup (AVX2 has `vpshufb`, a lookup of
 // sixteen entries in each 128-bit lane): a byte's class is `LOW[low nibble] & HIGH[high
 // nibble]`, each bit of it a class of the bytes whose high nibble is among the ones it
@@ -136,23 +139,23 @@ impl Vector for V256 {
 // byte value at every position.
 
 /// `"` (0x22).
-const QUOTE: u8 = 1 << 0;
+pub(super) const QUOTE: u8 = 1 << 0;
 /// `<` `>` `\` `^` (0x3C 0x3E 0x5C 0x5E).
-const ANGLE_CARET: u8 = 1 << 1;
+pub(super) const ANGLE_CARET: u8 = 1 << 1;
 /// `[` `\` `]` `{` `|` `}` (0x5B-0x5D, 0x7B-0x7D).
-const BRACKET: u8 = 1 << 2;
+pub(super) const BRACKET: u8 = 1 << 2;
 /// Backtick (0x60), and space (0x20, below 0x21 anyway).
-const BACKTICK: u8 = 1 << 3;
+pub(super) const BACKTICK: u8 = 1 << 3;
 /// DEL (0x7F).
-const DEL: u8 = 1 << 4;
+pub(super) const DEL: u8 = 1 << 4;
 /// The bytes the tail never allows raw (with those below 0x21): `TailMasks::bad`.
-const BAD: u8 = QUOTE | ANGLE_CARET | BRACKET | BACKTICK | DEL;
+pub(super) const BAD: u8 = QUOTE | ANGLE_CARET | BRACKET | BACKTICK | DEL;
 /// `#` `%` (0x23 0x25): with the non-ASCII bytes, `TailMasks::rare`.
-const HASH_PERCENT: u8 = 1 << 5;
+pub(super) const HASH_PERCENT: u8 = 1 << 5;
 /// `.` (0x2E): `TailMasks::dot`.
-const DOT: u8 = 1 << 6;
+pub(super) const DOT: u8 = 1 << 6;
 /// `/` (0x2F): `TailMasks::slash`.
-const SLASH: u8 = 1 << 7;
+pub(super) const SLASH: u8 = 1 << 7;
 
 /// The classes, each as the high nibbles and low nibbles of its bytes.
 const RECTANGLES: [(u8, &[u8], &[u8]); 8] = [
@@ -166,17 +169,21 @@ const RECTANGLES: [(u8, &[u8], &[u8]); 8] = [
     (SLASH, &[0x2], &[0xF]),
 ];
 
-/// The lookup table of the high nibbles (`high`) or the low ones, repeated for both lanes.
-const fn nibble_table(high: bool) -> [u8; 32] {
-    let mut t = [0u8; 32];
+/// The lookup table of the high nibbles (`high`) or the low ones, repeated for each lane of
+/// sixteen bytes of a register of `N` bytes.
+pub(super) const fn nibble_table<const N: usize>(high: bool) -> [u8; N] {
+    let mut t = [0u8; N];
     let mut r = 0;
     while r < RECTANGLES.len() {
         let (class, highs, lows) = RECTANGLES[r];
         let nibbles = if high { highs } else { lows };
         let mut k = 0;
         while k < nibbles.len() {
-            t[nibbles[k] as usize] |= class;
-            t[nibbles[k] as usize + 16] |= class;
+            let mut lane = 0;
+            while lane < N {
+                t[lane + nibbles[k] as usize] |= class;
+                lane += 16;
+            }
             k += 1;
         }
         r += 1;
@@ -207,11 +214,11 @@ fn classes(v: V256) -> V256 {
 
 /// The bytes of `classes` that have a bit of `mask`.
 #[inline(always)]
-fn any_of(classes: V256, mask: u8) -> u32 {
+fn any_of(classes: V256, mask: u8) -> u64 {
     // SAFETY: see the comment above `impl Vector for V256`.
     unsafe {
         let masked = _mm256_and_si256(classes.0, _mm256_set1_epi8(mask as i8));
-        !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(masked, _mm256_setzero_si256())) as u32)
+        u64::from(!(_mm256_movemask_epi8(_mm256_cmpeq_epi8(masked, _mm256_setzero_si256())) as u32))
     }
 }
 
@@ -225,9 +232,9 @@ const fn top(class: u8) -> i32 {
 /// it) brings to the top of the byte (the bits shifted into the next byte are not looked
 /// at).
 #[inline(always)]
-fn bit_of<const BY: i32>(classes: V256) -> u32 {
+fn bit_of<const BY: i32>(classes: V256) -> u64 {
     // SAFETY: see the comment above `impl Vector for V256`.
-    unsafe { _mm256_movemask_epi8(_mm256_slli_epi16::<BY>(classes.0)) as u32 }
+    u64::from(unsafe { _mm256_movemask_epi8(_mm256_slli_epi16::<BY>(classes.0)) as u32 })
 }
 
 impl Blocks for Avx2 {

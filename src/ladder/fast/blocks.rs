@@ -1,4 +1,4 @@
-//! What a backend computes: a block of 16 or 32 bytes of a record as bit masks, one bit per
+//! What a backend computes: a block of 16, 32 or 64 bytes of a record as bit masks, one bit per
 //! byte ([`TailMasks`] for a path, query or fragment, [`HostMasks`] for a host), behind the
 //! one trait every backend implements ([`Blocks`]).
 //!
@@ -7,35 +7,35 @@
 //! exactly the masks of the portable one ([`super::scalar`]) for the same bytes, which its
 //! tests check.
 
-/// What each byte of a block (16 or 32 bytes) of a path, query or fragment is: bit `k` of
+/// What each byte of a block (16, 32 or 64 bytes) of a path, query or fragment is: bit `k` of
 /// a field describes byte `k`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct TailMasks {
     /// Bytes that no component allows raw: controls (the line feed too), space, the
     /// printable characters URIs forbid, `[`, `]`, DEL.
-    pub(super) bad: u32,
+    pub(super) bad: u64,
     /// `%`, `#` and the bytes of non-ASCII characters: less common, looked at again one by
     /// one when a record holds them.
-    pub(super) rare: u32,
+    pub(super) rare: u64,
     /// `.`.
-    pub(super) dot: u32,
+    pub(super) dot: u64,
     /// `/`.
-    pub(super) slash: u32,
+    pub(super) slash: u64,
     /// `?` and `;`, where a query or a path parameter may start (the protocol rules' sieve
     /// looks for them), where the scan asks for them
     /// ([`look::MARKS`](super::tail::look::MARKS)); else 0.
-    pub(super) marks: u32,
+    pub(super) marks: u64,
 }
 
-/// What each byte of a block (16 or 32 bytes) of an authority is (bit `k` for byte `k`).
+/// What each byte of a block (16, 32 or 64 bytes) of an authority is (bit `k` for byte `k`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) struct HostMasks {
     /// `.`.
-    pub(super) dot: u32,
+    pub(super) dot: u64,
     /// `-`.
-    pub(super) hyphen: u32,
+    pub(super) hyphen: u64,
     /// Bytes other than `a-z`, `0-9`, `-` and `.`.
-    pub(super) not_ldh: u32,
+    pub(super) not_ldh: u64,
 }
 
 /// How blocks of a record become masks: the width of a block, and the code that computes
@@ -43,7 +43,7 @@ pub(super) struct HostMasks {
 /// ([`super::scalar::tail_masks`], [`super::scalar::host_masks`]) for the same bytes. A
 /// value of the type is the permission to run its code (see `avx2::Avx2`).
 pub(super) trait Blocks: Copy {
-    /// Bytes per block: 16 or 32 (the masks are `u32`).
+    /// Bytes per block: 16, 32 or 64 (the masks are `u64`).
     const WIDTH: usize;
     /// The [`TailMasks`] of the block of `b` at `i`, with the classes of
     /// [`look`](super::tail::look) that `LOOK` asks for. Past the end of `b`, the block reads

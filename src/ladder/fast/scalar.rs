@@ -14,12 +14,12 @@ pub(super) const fn is_bad(b: u8) -> bool {
         )
 }
 
-/// [`TailMasks`] of a block of up to 32 bytes, with the classes of [`look`] that `looks`
+/// [`TailMasks`] of a block of up to 64 bytes, with the classes of [`look`] that `looks`
 /// asks for.
 pub(super) fn tail_masks(c: &[u8], looks: u8) -> TailMasks {
     let mut m = TailMasks::default();
     for (k, &b) in c.iter().enumerate() {
-        let bit = |yes: bool| u32::from(yes) << k;
+        let bit = |yes: bool| u64::from(yes) << k;
         m.bad |= bit(b < 0x80 && is_bad(b));
         m.rare |= bit(b == b'%' || b == b'#' || b >= 0x80);
         m.dot |= bit(b == b'.');
@@ -29,11 +29,11 @@ pub(super) fn tail_masks(c: &[u8], looks: u8) -> TailMasks {
     m
 }
 
-/// [`HostMasks`] of a block of up to 32 bytes.
+/// [`HostMasks`] of a block of up to 64 bytes.
 pub(super) fn host_masks(c: &[u8]) -> HostMasks {
     let mut m = HostMasks::default();
     for (k, &b) in c.iter().enumerate() {
-        let bit = |yes: bool| u32::from(yes) << k;
+        let bit = |yes: bool| u64::from(yes) << k;
         m.dot |= bit(b == b'.');
         m.hyphen |= bit(b == b'-');
         m.not_ldh |= bit(!(b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.'));

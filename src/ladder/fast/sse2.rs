@@ -75,9 +75,9 @@ impl Vector for V128 {
     }
 
     #[inline(always)]
-    fn bits(self) -> u32 {
+    fn bits(self) -> u64 {
         // SAFETY: see the module comment.
-        unsafe { _mm_movemask_epi8(self.0) as u32 }
+        u64::from(unsafe { _mm_movemask_epi8(self.0) as u32 })
     }
 }
 

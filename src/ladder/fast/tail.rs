@@ -46,7 +46,7 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
     from: usize,
 ) -> Option<Tail> {
     let mut i = from;
-    let (mut rare, mut dots, mut marks) = (0u32, 0u32, 0u32);
+    let (mut rare, mut dots, mut marks) = (0u64, 0u64, 0u64);
     let end = loop {
         // One classification of the block answers every question about it.
         let m = lanes.tail_masks::<LOOK>(b, i);
@@ -59,7 +59,7 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
         if m.bad | m.rare | m.dot != 0 {
             // A '/' before the block, or the start of the path (where a '.' starts a
             // segment).
-            let carry = u32::from(i == from || b[i - 1] == b'/');
+            let carry = u64::from(i == from || b[i - 1] == b'/');
             rare |= m.rare & keep;
             dots |= ((m.slash << 1) | carry) & m.dot & keep;
             if m.bad != 0 {

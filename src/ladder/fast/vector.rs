@@ -6,7 +6,8 @@ use super::blocks::{HostMasks, TailMasks};
 use super::tail::look;
 
 /// The few vector operations the SIMD masks are made of, on the 16 bytes of an SSE2 register
-/// or the 32 of an AVX2 one.
+/// or the 32 of an AVX2 one (the AVX-512 backend computes its masks with comparisons that
+/// give masks, not vectors, and does without these).
 pub(super) trait Vector: Copy {
     /// Bytes per vector.
     const WIDTH: usize;
@@ -25,7 +26,7 @@ pub(super) trait Vector: Copy {
     /// Bytes of `self` below those of `o`, as signed bytes.
     fn lt(self, o: Self) -> Self;
     /// The top bit of each byte, bit `k` for byte `k`.
-    fn bits(self) -> u32;
+    fn bits(self) -> u64;
 }
 
 /// Bytes equal to `x`.
@@ -76,7 +77,7 @@ pub(super) fn tail_masks<V: Vector, const LOOK: u8>(b: &[u8], i: usize) -> TailM
 
 /// [`TailMasks::marks`] of the bytes of `v`: `?` and `;`.
 #[inline(always)]
-pub(super) fn marks<V: Vector>(v: V) -> u32 {
+pub(super) fn marks<V: Vector>(v: V) -> u64 {
     eq_byte(v, b'?').or(eq_byte(v, b';')).bits()
 }
 
@@ -92,6 +93,6 @@ pub(super) fn host_masks<V: Vector>(b: &[u8], i: usize) -> HostMasks {
     HostMasks {
         dot: dot.bits(),
         hyphen: hyphen.bits(),
-        not_ldh: !ldh.bits() & (u32::MAX >> (32 - V::WIDTH)),
+        not_ldh: !ldh.bits() & (u64::MAX >> (64 - V::WIDTH)),
     }
 }
