@@ -119,9 +119,9 @@ impl Vector for V256 {
     }
 
     #[inline(always)]
-    fn bits(self) -> u64 {
+    fn bits(self) -> u32 {
         // SAFETY: see the comment above.
-        u64::from(unsafe { _mm256_movemask_epi8(self.0) as u32 })
+        unsafe { _mm256_movemask_epi8(self.0) as u32 }
     }
 }
 
@@ -214,11 +214,11 @@ fn classes(v: V256) -> V256 {
 
 /// The bytes of `classes` that have a bit of `mask`.
 #[inline(always)]
-fn any_of(classes: V256, mask: u8) -> u64 {
+fn any_of(classes: V256, mask: u8) -> u32 {
     // SAFETY: see the comment above `impl Vector for V256`.
     unsafe {
         let masked = _mm256_and_si256(classes.0, _mm256_set1_epi8(mask as i8));
-        u64::from(!(_mm256_movemask_epi8(_mm256_cmpeq_epi8(masked, _mm256_setzero_si256())) as u32))
+        !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(masked, _mm256_setzero_si256())) as u32)
     }
 }
 
@@ -232,9 +232,9 @@ const fn top(class: u8) -> i32 {
 /// it) brings to the top of the byte (the bits shifted into the next byte are not looked
 /// at).
 #[inline(always)]
-fn bit_of<const BY: i32>(classes: V256) -> u64 {
+fn bit_of<const BY: i32>(classes: V256) -> u32 {
     // SAFETY: see the comment above `impl Vector for V256`.
-    u64::from(unsafe { _mm256_movemask_epi8(_mm256_slli_epi16::<BY>(classes.0)) as u32 })
+    unsafe { _mm256_movemask_epi8(_mm256_slli_epi16::<BY>(classes.0)) as u32 }
 }
 
 impl Blocks for Avx2 {
@@ -248,14 +248,14 @@ impl Blocks for Avx2 {
         let low_or_high = v.lt(V256::splat(0x21)).bits();
         TailMasks {
             marks: if LOOK & look::MARKS != 0 {
-                vector::marks(v)
+                u64::from(vector::marks(v))
             } else {
                 0
             },
-            bad: (low_or_high & !high) | any_of(c, BAD),
-            rare: bit_of::<{ top(HASH_PERCENT) }>(c) | high,
-            dot: bit_of::<{ top(DOT) }>(c),
-            slash: bit_of::<{ top(SLASH) }>(c),
+            bad: u64::from((low_or_high & !high) | any_of(c, BAD)),
+            rare: u64::from(bit_of::<{ top(HASH_PERCENT) }>(c) | high),
+            dot: u64::from(bit_of::<{ top(DOT) }>(c)),
+            slash: u64::from(bit_of::<{ top(SLASH) }>(c)),
         }
     }
 

@@ -75,9 +75,9 @@ impl Vector for V128 {
     }
 
     #[inline(always)]
-    fn bits(self) -> u64 {
+    fn bits(self) -> u32 {
         // SAFETY: see the module comment.
-        u64::from(unsafe { _mm_movemask_epi8(self.0) as u32 })
+        unsafe { _mm_movemask_epi8(self.0) as u32 }
     }
 }
 

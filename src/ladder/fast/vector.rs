@@ -26,7 +26,7 @@ pub(super) trait Vector: Copy {
     /// Bytes of `self` below those of `o`, as signed bytes.
     fn lt(self, o: Self) -> Self;
     /// The top bit of each byte, bit `k` for byte `k`.
-    fn bits(self) -> u64;
+    fn bits(self) -> u32;
 }
 
 /// Bytes equal to `x`.
@@ -65,19 +65,23 @@ pub(super) fn tail_masks<V: Vector, const LOOK: u8>(b: &[u8], i: usize) -> TailM
     let v = V::load(b, i);
     let high = v.bits();
     TailMasks {
-        marks: if LOOK & look::MARKS != 0 { marks(v) } else { 0 },
+        marks: if LOOK & look::MARKS != 0 {
+            u64::from(marks(v))
+        } else {
+            0
+        },
         // The non-ASCII bytes are taken out of `low_or_high` again.
-        bad: low_or_high(v).or(forbidden(v)).bits() & !high,
+        bad: u64::from(low_or_high(v).or(forbidden(v)).bits() & !high),
         // The top bit of a non-ASCII byte is set already.
-        rare: eq_byte(v, b'%').or(eq_byte(v, b'#')).or(v).bits(),
-        dot: eq_byte(v, b'.').bits(),
-        slash: eq_byte(v, b'/').bits(),
+        rare: u64::from(eq_byte(v, b'%').or(eq_byte(v, b'#')).or(v).bits()),
+        dot: u64::from(eq_byte(v, b'.').bits()),
+        slash: u64::from(eq_byte(v, b'/').bits()),
     }
 }
 
 /// [`TailMasks::marks`] of the bytes of `v`: `?` and `;`.
 #[inline(always)]
-pub(super) fn marks<V: Vector>(v: V) -> u64 {
+pub(super) fn marks<V: Vector>(v: V) -> u32 {
     eq_byte(v, b'?').or(eq_byte(v, b';')).bits()
 }
 
@@ -91,8 +95,8 @@ pub(super) fn host_masks<V: Vector>(b: &[u8], i: usize) -> HostMasks {
         .or(within(v, b'0', 10))
         .or(dot.or(hyphen));
     HostMasks {
-        dot: dot.bits(),
-        hyphen: hyphen.bits(),
-        not_ldh: !ldh.bits() & (u64::MAX >> (64 - V::WIDTH)),
+        dot: u64::from(dot.bits()),
+        hyphen: u64::from(hyphen.bits()),
+        not_ldh: u64::from(!ldh.bits() & (u32::MAX >> (32 - V::WIDTH))),
     }
 }
