@@ -303,6 +303,10 @@ mod tests {
                     answers.push(minus(f.dns_authority(lanes, b, at, rule, false)));
                 }
             }
+            #[cfg(all(target_arch = "x86_64", irinorm_avx512))]
+            if let Some(lanes) = super::super::avx512::Avx512::detect() {
+                answers.push(minus(f.dns_authority(lanes, b, at, rule, false)));
+            }
         }
         assert!(
             answers.windows(2).all(|p| p[0] == p[1]),

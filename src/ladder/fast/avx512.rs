@@ -68,9 +68,10 @@ unsafe fn run_with_avx512<T: Task>(lanes: Avx512, task: T) -> T::Output {
 }
 
 // SAFETY, for every `unsafe` block below: the intrinsics need AVX-512F and AVX-512BW, which
-// the processor has wherever these functions run (they take an `Avx512`, or are called only
-// from the `Blocks` methods that do, inlined into `run_with_avx512`, compiled with the
-// features enabled); the loads read 64 bytes of `b`, or fewer under a mask (in `load`), and
+// the processor has wherever these functions run: they are called only from the `Blocks`
+// methods of `Avx512`, which take the token that `Avx512::detect` makes (in a run, inlined
+// into `run_with_avx512`, compiled with the features enabled; in the tests, called on a
+// detected token); the loads read 64 bytes of `b`, or fewer under a mask (in `load`), and
 // need no alignment. Nothing else is unsafe about them.
 
 /// The block of `b` at `i`; past the end of `b`, line feeds, as [`padded`] gives them.

@@ -43,14 +43,15 @@
 //!
 //! The scan takes the path, query and fragment (and a DNS host) a block at a time (16 bytes,
 //! 32 with AVX2, 64 with AVX-512): a block becomes a few bit masks, one bit per byte (the
-//! bytes no component allows raw, `.`, `/`, and the rarer `%`, `#` and non-ASCII together; for hosts, `.`, `-` and the bytes
-//! outside `a-z 0-9 - .`), and bit operations on the masks answer the questions: where the
-//! record ends (the first disallowed byte must be its line feed), where the host ends (the
-//! first byte outside `a-z 0-9 - .` must end the authority or start a port), whether a `.`
-//! follows a `/` (a possible dot segment, checked exactly then), whether a host label is
-//! empty or starts or ends with a hyphen. On x86_64 the masks come from SSE2 compares (part
-//! of the x86_64 baseline); elsewhere, and as the reference they are tested against, from
-//! a plain loop over the bytes. The rarer classes (`%`, `#`, non-ASCII, a dot segment) are
+//! bytes no component allows raw, `.`, `/`, and the rarer `%`, `#` and non-ASCII together;
+//! for hosts, `.`, `-` and the bytes outside `a-z 0-9 - .`), and bit operations on the
+//! masks answer the questions: where the record ends (the first disallowed byte must be its
+//! line feed), where the host ends (the first byte outside `a-z 0-9 - .` must end the
+//! authority or start a port), whether a `.` follows a `/` (a possible dot segment, checked
+//! exactly then), whether a host label is empty or starts or ends with a hyphen. On x86_64
+//! the masks come from SSE2 compares (part of the x86_64 baseline), or from AVX2 or AVX-512
+//! where the processor has them; elsewhere, and as the reference they are tested against,
+//! from a plain loop over the bytes. The rarer classes (`%`, `#`, non-ASCII, a dot segment) are
 //! looked at again, byte by byte, only when the masks say the record holds them.
 //! [`FastPath::take_lines_ending`] runs the scan over many lines in one loop, so that a run of
 //! canonical lines costs the engine one call.

@@ -49,6 +49,29 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
     for _ in 0..20_000 {
         check(&rng.bytes(w, b"az09-._~/?#%:@[]\n\r\t \\\"<>{|}^`\x7f\xc3\xa9"));
     }
+    // A text that ends inside the block, at every length, and a block past its end: line
+    // feeds after the text.
+    for _ in 0..200 {
+        let c = rng.bytes(w, b"az09-._~/?#%:@[]\n\r\t \\\"<>{|}^`\x7f\xc3\xa9");
+        for cut in 0..=w {
+            let mut bytes = c[..cut].to_vec();
+            bytes.resize(w, b'\n');
+            for (b, i) in [(&c[..cut], 0), (&c[..cut], cut + 1)] {
+                let want = if i == 0 {
+                    &bytes[..]
+                } else {
+                    &[b'\n'; 64][..w]
+                };
+                let plain = scalar::tail_masks(want, 0);
+                assert_eq!(lanes.tail_masks::<0>(b, i), plain, "{lanes:?} {b:?} at {i}");
+                let marks = scalar::tail_masks(want, look::MARKS);
+                let got = lanes.tail_masks::<{ look::MARKS }>(b, i);
+                assert_eq!(got, marks, "{lanes:?} {b:?} at {i}");
+                let host = scalar::host_masks(want);
+                assert_eq!(lanes.host_masks(b, i), host, "{lanes:?} {b:?} at {i}");
+            }
+        }
+    }
 }
 
 /// The scan of a path, query and fragment with `lanes` is the plain reference's.

@@ -1,6 +1,7 @@
 //! The masks of [`super::blocks`] from a handful of vector operations, written once for
-//! every SIMD backend: a backend ([`super::sse2`], [`super::avx2`]) only says what the
-//! operations are on its registers ([`Vector`]).
+//! the SSE2 and AVX2 backends: a backend ([`super::sse2`], [`super::avx2`]) only says what
+//! the operations are on its registers ([`Vector`]). (The AVX-512 backend's comparisons
+//! give masks, not vectors: it computes its own.)
 
 use super::blocks::{HostMasks, TailMasks};
 use super::tail::look;
