@@ -21,7 +21,7 @@ use std::arch::x86_64::{
     _mm512_test_epi8_mask,
 };
 
-use super::avx2::{nibble_table, BAD, DOT, HASH_PERCENT, SLASH};
+use super::avx2::{nibble_table, Avx2, BAD, DOT, HASH_PERCENT, SLASH};
 #[cfg(doc)]
 use super::blocks::padded;
 use super::blocks::{Blocks, HostMasks, TailMasks};
@@ -37,15 +37,12 @@ pub(super) struct Avx512 {
 }
 
 impl Avx512 {
-    /// `Some` where the processor has the features.
+    /// `Some` where the processor has the features: those of the AVX2 backend
+    /// ([`Avx2::detect`]), and AVX-512F and AVX-512BW.
     pub(super) fn detect() -> Option<Avx512> {
-        let yes = std::is_x86_feature_detected!("avx512f")
-            && std::is_x86_feature_detected!("avx512bw")
-            && std::is_x86_feature_detected!("avx2")
-            && std::is_x86_feature_detected!("bmi1")
-            && std::is_x86_feature_detected!("bmi2")
-            && std::is_x86_feature_detected!("lzcnt")
-            && std::is_x86_feature_detected!("popcnt");
+        let yes = Avx2::detect().is_some()
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512bw");
         yes.then_some(Avx512 { _private: () })
     }
 
