@@ -273,6 +273,31 @@ mod tests {
     }
 
     #[test]
+    fn long_labels_encode_as_the_idna_crate_encodes_them() {
+        // Up to 64 code points, with basic code points, repeated ones, and code points far
+        // apart.
+        let labels = [
+            format!("{}ü", "a".repeat(63)),
+            "ü".repeat(64),
+            "例え".repeat(32),
+            format!("{}\u{10FFFD}{}", "z9-".repeat(20), "中".repeat(2)),
+            "αωжяא中\u{1F600}".repeat(9),
+        ];
+        for label in &labels {
+            assert_eq!(
+                Some(punycode(label)),
+                idna::punycode::encode_str(label),
+                "{label}"
+            );
+        }
+        // More than 64 code points that are not basic is refused, and leaves `out` alone.
+        let chars: Vec<char> = "ü".repeat(65).chars().collect();
+        let mut out = String::from("kept");
+        assert!(!encode(&chars, &mut out));
+        assert_eq!(out, "kept");
+    }
+
+    #[test]
     fn payloads_decode_as_the_idna_crate_decodes_them() {
         let digits = b"abkz09-";
         let mut rng = Rng(0x0DDB_1A5E_5BAD_5EED);
