@@ -450,6 +450,7 @@ impl Normalizer {
         RunForm {
             rules: self.rules_in_force(),
             surt: self.options.writes_surt(),
+            surt_scheme: self.options.surt_scheme,
         }
     }
 
@@ -568,34 +569,51 @@ impl Normalizer {
     ) -> (usize, u64, u64) {
         let mut changed = 0;
         let run = self.run_form();
-        // In the SURT form (without rules), most lines have an LDH host: their SURT is
-        // written by a call from the scan's loop with the record's offsets, and the other
-        // lines are scanned again out of that loop, so that it keeps no line's shape in
-        // memory.
-        let (at, lines) = if self.ldh_surt(run) {
-            self.fast.take_lines_ending::<true>(
-                rest,
-                max_line,
-                #[inline(always)]
-                |record, shape, line| match ldh_surt_authority(record, shape) {
-                    Some(authority) => {
-                        write_ldh_surt_line(line, shape, authority, out);
-                        // Such a SURT always differs from its record.
-                        changed += 1;
-                        true
-                    }
-                    None => self.rescanned(record, |shape| {
+        let (at, lines) = match (run.surt, run.plain_surt()) {
+            (true, true) => self.surt_key_lines::<true>(rest, max_line, run, out, &mut changed),
+            (true, false) => self.surt_key_lines::<false>(rest, max_line, run, out, &mut changed),
+            (false, _) => {
+                self.fast
+                    .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
                         self.own_key_line(record, shape, run, out, &mut changed)
-                    }),
-                },
-            )
-        } else {
-            self.fast
-                .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
-                    self.own_key_line(record, shape, run, out, &mut changed)
-                })
+                    })
+            }
         };
         (at, lines, changed)
+    }
+
+    /// [`Normalizer::own_key_lines`] in the SURT form. Most lines have an LDH host (and pass
+    /// the protocol rules' sieve, where rules run): their SURT is written by a call from the
+    /// scan's loop with the record's offsets, and the other lines are scanned again out of
+    /// that loop, so that it keeps no line's shape in memory. `PLAIN`: the run has neither
+    /// rules nor schemes in its SURTs ([`RunForm::plain_surt`]), so its loop asks about
+    /// neither.
+    #[cfg(feature = "stream")]
+    #[inline(always)]
+    fn surt_key_lines<const PLAIN: bool>(
+        &self,
+        rest: &str,
+        max_line: usize,
+        run: RunForm<'_>,
+        out: &mut Vec<u8>,
+        changed: &mut u64,
+    ) -> (usize, u64) {
+        self.fast.take_lines_ending::<true>(
+            rest,
+            max_line,
+            #[inline(always)]
+            |record, shape, line| match ldh_surt_line_authority::<PLAIN>(record, shape, run) {
+                Some(authority) => {
+                    write_ldh_surt_line::<PLAIN>(line, shape, authority, run, out);
+                    // Such a SURT always differs from its record.
+                    *changed += 1;
+                    true
+                }
+                None => self.rescanned(record, |shape| {
+                    self.own_key_line(record, shape, run, out, changed)
+                }),
+            },
+        )
     }
 
     /// A line of a run of SURTs that is not for [`surt::write_ldh_surt_line`]: scanned again
@@ -648,30 +666,46 @@ impl Normalizer {
         mut each: impl FnMut(&str, &str) -> bool,
     ) -> (usize, u64) {
         let run = self.run_form();
-        // As in `own_key_lines`: most SURTs from the scan's loop, with the record's offsets.
-        if self.ldh_surt(run) {
-            return self.fast.take_lines_ending::<true>(
-                rest,
-                max_line,
-                #[inline(always)]
-                |record, shape, line| match ldh_surt_authority(record, shape) {
-                    Some(authority) => {
-                        key.clear();
-                        write_ldh_surt_line(line, shape, authority, key);
-                        // A row holds the key without the line feed.
-                        key.pop();
-                        key_text(key).is_some_and(|k| each(record, k))
-                    }
-                    None => self.rescanned(record, |shape| {
-                        self.own_key_each(record, shape, run, key, &mut each)
-                    }),
-                },
-            );
+        match (run.surt, run.plain_surt()) {
+            (true, true) => return self.surt_keys_each::<true>(rest, max_line, run, key, each),
+            (true, false) => return self.surt_keys_each::<false>(rest, max_line, run, key, each),
+            (false, _) => {}
         }
         self.fast
             .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
                 self.own_key_each(record, shape, run, key, &mut each)
             })
+    }
+
+    /// [`Normalizer::own_keys_each`] in the SURT form: as [`Normalizer::surt_key_lines`],
+    /// most SURTs from the scan's loop, with the record's offsets.
+    #[cfg(feature = "stream")]
+    #[inline(always)]
+    fn surt_keys_each<const PLAIN: bool>(
+        &self,
+        rest: &str,
+        max_line: usize,
+        run: RunForm<'_>,
+        key: &mut Vec<u8>,
+        mut each: impl FnMut(&str, &str) -> bool,
+    ) -> (usize, u64) {
+        self.fast.take_lines_ending::<true>(
+            rest,
+            max_line,
+            #[inline(always)]
+            |record, shape, line| match ldh_surt_line_authority::<PLAIN>(record, shape, run) {
+                Some(authority) => {
+                    key.clear();
+                    write_ldh_surt_line::<PLAIN>(line, shape, authority, run, key);
+                    // A row holds the key without the line feed.
+                    key.pop();
+                    key_text(key).is_some_and(|k| each(record, k))
+                }
+                None => self.rescanned(record, |shape| {
+                    self.own_key_each(record, shape, run, key, &mut each)
+                }),
+            },
+        )
     }
 
     /// One line of [`Normalizer::own_keys_each`].
@@ -691,13 +725,6 @@ impl Normalizer {
             RunKey::Record => each(record, record),
             RunKey::Written => key_text(key).is_some_and(|k| each(record, k)),
         }
-    }
-
-    /// Whether the runs of keys write SURTs with [`surt::write_ldh_surt_line`]: in the SURT
-    /// form without a scheme, and without protocol rules.
-    #[cfg(feature = "stream")]
-    fn ldh_surt(&self, run: RunForm<'_>) -> bool {
-        run.surt && run.rules.is_none() && !self.options.surt_scheme
     }
 
     /// The key of `record`, which the fast path took (`shape`), where a run writes it without
@@ -1207,16 +1234,51 @@ fn ldh_surt_authority(record: &str, shape: Shape) -> Option<(usize, usize)> {
     (!ipv4).then_some(authority)
 }
 
-/// [`surt::write_ldh_surt_line`] of the record at the start of `line` (the text of the run
-/// from there on), whose authority [`ldh_surt_authority`] gave.
+/// [`ldh_surt_authority`] for a line of a run of SURTs (`run`), if the protocol rules in
+/// force (if any) leave it as it is, told at a glance ([`rules_pass`]): a line for
+/// [`write_ldh_surt_line`]. `PLAIN`: the run has no rules ([`RunForm::plain_surt`]).
 #[cfg(feature = "stream")]
 #[inline(always)]
-fn write_ldh_surt_line(line: &[u8], shape: Shape, authority: (usize, usize), out: &mut Vec<u8>) {
+fn ldh_surt_line_authority<const PLAIN: bool>(
+    record: &str,
+    shape: Shape,
+    run: RunForm<'_>,
+) -> Option<(usize, usize)> {
+    let authority = ldh_surt_authority(record, shape)?;
+    if PLAIN {
+        return Some(authority);
+    }
+    let passes = match run.rules {
+        Some(rules) => rules_pass(rules, record, shape),
+        None => true,
+    };
+    passes.then_some(authority)
+}
+
+/// [`surt::write_ldh_surt_line`] of the record at the start of `line` (the text of the run
+/// from there on), whose authority [`ldh_surt_line_authority`] gave; with its scheme
+/// ([`surt::write_ldh_surt_line_with_scheme`]) where the run's SURTs have one (never where
+/// `PLAIN`: see [`RunForm::plain_surt`]).
+#[cfg(feature = "stream")]
+#[inline(always)]
+fn write_ldh_surt_line<const PLAIN: bool>(
+    line: &[u8],
+    shape: Shape,
+    authority: (usize, usize),
+    run: RunForm<'_>,
+    out: &mut Vec<u8>,
+) {
     let host = (authority.0, shape.host_end);
     let (dots, slash) = (shape.host_dots, shape.adds_slash);
     // The path starts where the authority ends.
     debug_assert_eq!(shape.path, authority.1);
-    surt::write_ldh_surt_line(out, line, shape.len, host, authority.1, dots, slash);
+    let (len, end) = (shape.len, authority.1);
+    if !PLAIN && run.surt_scheme {
+        let scheme_end = shape.after_scheme;
+        surt::write_ldh_surt_line_with_scheme(out, line, len, scheme_end, host, end, dots, slash);
+    } else {
+        surt::write_ldh_surt_line(out, line, len, host, end, dots, slash);
+    }
 }
 
 /// `key` as text: checked as ASCII (most keys are, and that check is a fraction of a full
@@ -1241,6 +1303,17 @@ struct RunForm<'a> {
     rules: Option<&'a Rules>,
     /// The SURT form ([`Options::writes_surt`]).
     surt: bool,
+    /// SURTs with their scheme ([`Options::surt_scheme`]).
+    surt_scheme: bool,
+}
+
+#[cfg(feature = "stream")]
+impl RunForm<'_> {
+    /// SURTs without their scheme, and no protocol rules: the run that needs the fewest
+    /// questions per line.
+    fn plain_surt(&self) -> bool {
+        self.surt && self.rules.is_none() && !self.surt_scheme
+    }
 }
 
 /// What a run of keys does with a record the fast path took

@@ -198,15 +198,7 @@ pub(crate) fn write_surt_of_parts(parts: &SurtParts<'_>, options: SurtOptions, o
     let port = parts.port.map_or(0, <[u8]>::len);
     out.reserve(scheme + parts.host.len() + port + parts.rest.len() + 8);
     if options.include_scheme {
-        let start = out.len();
-        if let Some(s) = parts.scheme {
-            out.extend_from_slice(s);
-            out.push(b':');
-        }
-        out.extend_from_slice(b"//(");
-        // The scheme is lowercase in keys already; lowercase it anyway, so the result does
-        // not depend on the rung the key came from.
-        out[start..].make_ascii_lowercase();
+        push_scheme_part(parts.scheme, out);
     }
     let host_start = out.len();
     let host = parts.host;
@@ -371,6 +363,63 @@ pub(crate) fn write_ldh_surt_line(
     dots: u64,
     slash: bool,
 ) {
+    ldh_surt_line(out, line, len, host, end, dots, slash);
+}
+
+/// [`write_ldh_surt_line`] with the scheme first ([`SurtOptions::include_scheme`]): the
+/// record's scheme is `line[..scheme_end]` (its `:` included; empty where the record has
+/// none), written as [`push_scheme_part`] writes it. A function of its own, so that the
+/// SURTs without a scheme pay nothing for it.
+#[cfg(feature = "stream")]
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn write_ldh_surt_line_with_scheme(
+    out: &mut Vec<u8>,
+    line: &[u8],
+    len: usize,
+    scheme_end: usize,
+    host: (usize, usize),
+    end: usize,
+    dots: u64,
+    slash: bool,
+) {
+    push_scheme_part_of_line(line, scheme_end, out);
+    ldh_surt_line(out, line, len, host, end, dots, slash);
+}
+
+/// [`push_scheme_part`] for the record at the start of `line`, whose scheme (and `:`) is
+/// `line[..scheme_end]`, followed by its authority's `//`: the scheme part is then the
+/// record's first `scheme_end + 2` bytes and a `(`, which most schemes let one block of
+/// sixteen bytes carry, lowercased as a whole.
+#[cfg(feature = "stream")]
+#[inline(always)]
+fn push_scheme_part_of_line(line: &[u8], scheme_end: usize, out: &mut Vec<u8>) {
+    debug_assert_eq!(line.get(scheme_end..scheme_end + 2), Some(&b"//"[..]));
+    let n = scheme_end + 3;
+    match line.get(..16) {
+        Some(head) if n <= 16 => {
+            let mut block: [u8; 16] = head.try_into().expect("sixteen bytes");
+            block[n - 1] = b'(';
+            // A whole block is one store; the bytes past the scheme part are cut off again.
+            out.extend_from_slice(&block.map(|c| c.to_ascii_lowercase()));
+            out.truncate(out.len() - (16 - n));
+        }
+        _ => push_scheme_part(scheme_end.checked_sub(1).map(|colon| &line[..colon]), out),
+    }
+}
+
+/// The body of [`write_ldh_surt_line`].
+#[cfg(feature = "stream")]
+#[inline(always)]
+fn ldh_surt_line(
+    out: &mut Vec<u8>,
+    line: &[u8],
+    len: usize,
+    host: (usize, usize),
+    end: usize,
+    dots: u64,
+    slash: bool,
+) {
     let (start, host_end) = host;
     let host = LdhHost {
         text: &line[start..],
@@ -390,6 +439,20 @@ pub(crate) fn write_ldh_surt_line(
     let from = out.len();
     write_ldh_surt_ending(host, port, rest, Some(b'\n'), out);
     debug_assert!(out[from..out.len() - 1] != line[..len]);
+}
+
+/// Writes what a SURT with its scheme ([`SurtOptions::include_scheme`]) has before the
+/// host: the scheme and its `:` (none for a network-path reference), then `//(`. The
+/// scheme is lowercase in keys already; it is lowercased anyway, so the result does not
+/// depend on the rung the key came from.
+fn push_scheme_part(scheme: Option<&[u8]>, out: &mut Vec<u8>) {
+    let start = out.len();
+    if let Some(s) = scheme {
+        out.extend_from_slice(s);
+        out.push(b':');
+    }
+    out.extend_from_slice(b"//(");
+    out[start..].make_ascii_lowercase();
 }
 
 /// Appends the reversed labels of `host` to `out` ([`put_reversed_ldh`]).
@@ -734,6 +797,13 @@ mod tests {
                 "http://some-long-label-of-more-than-sixteen.example.org/",
                 false,
             ),
+            // Schemes whose part before the host (`scheme://(`) fills a block of sixteen
+            // bytes, and passes it; one in uppercase (the string rung keeps it so).
+            ("abcdefghijkl://a.b/x", false),
+            ("abcdefghijklm://a.b/x", false),
+            ("chrome-extension://a.b/x", false),
+            ("HTTP://a.b/X", false),
+            ("h://a.b", true),
         ];
         for (record, slash) in records {
             let b = record.as_bytes();
@@ -764,6 +834,21 @@ mod tests {
                 "{record}"
             );
             assert_ne!(out[1..out.len() - 1], *b, "{record}");
+            // With the scheme: alone, and with another line after it.
+            let scheme_end = start - 2;
+            let mut with = b"x".to_vec();
+            write_ldh_surt_line_with_scheme(&mut with, b, len, scheme_end, host, end, dots, slash);
+            let mut again = b"x".to_vec();
+            let line = line.as_bytes();
+            write_ldh_surt_line_with_scheme(
+                &mut again, line, len, scheme_end, host, end, dots, slash,
+            );
+            assert_eq!(with, again, "{record}");
+            assert_eq!(
+                with,
+                format!("x{}\n", surt(&key, true)).as_bytes(),
+                "{record}"
+            );
         }
     }
 

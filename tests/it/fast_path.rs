@@ -69,10 +69,22 @@ fn configurations() -> Vec<Options> {
             );
         }
     }
+    // The SURT with its scheme: at the default rung, at the string rung (which keeps an
+    // uppercase scheme), and under the crawler profile.
+    for level in [Level::Scheme, Level::String] {
+        all.push(
+            Options::default()
+                .with_level(level)
+                .with_form(Form::Surt)
+                .with_surt_scheme(true),
+        );
+    }
     all.push(
         Options::default()
+            .with_level(Level::Protocol)
             .with_form(Form::Surt)
-            .with_surt_scheme(true),
+            .with_surt_scheme(true)
+            .with_rules(Some(Arc::new(Rules::profile("crawler").unwrap()))),
     );
     all
 }
