@@ -29,6 +29,9 @@
 #                 (benches/make_iri_heavy.py, repeated), the default mode
 #   iri-heavy-iri the same IRIs, --level scheme --form iri (keys with U-labels and
 #                 decoded UTF-8)
+#   surt-scheme   real URLs, --form surt --surt-scheme (SURTs with their scheme)
+#   crawler-surt  real URLs, --profile crawler --form surt (a crawler's SURT keys)
+#   crawler-unique real URLs, --profile crawler --unique (crawler URL dedup)
 # The programs and modes run under names of their own: irinorm-1t-MODE, irinorm-all-MODE,
 # floor-INPUT and ada-url-INPUT (for the real input: irinorm-1t, irinorm-all, floor, ada-url).
 #

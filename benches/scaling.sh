@@ -27,7 +27,7 @@
 #   SCALING_THREADS  thread counts (default 1 2 4 8 16, those above nproc left out; the
 #                    first must be 1)
 #   SCALING_MODES    modes (default all: uri iri crawler surt jsonl surt-jsonl noncanonical
-#                    iri-heavy iri-heavy-iri)
+#                    iri-heavy iri-heavy-iri surt-scheme crawler-surt crawler-unique)
 #   SCALING_RUNS     runs of each command (default 3)
 #   SCALING_CEILING  1: also, for each mode with rows (`--output`), the pipe's own ceiling:
 #                    the mode's finished output (written once to a file beside the inputs,
