@@ -389,8 +389,10 @@ pub(crate) fn write_ldh_surt_line_with_scheme(
 
 /// [`push_scheme_part`] for the record at the start of `line`, whose scheme (and `:`) is
 /// `line[..scheme_end]`, followed by its authority's `//`: the scheme part is then the
-/// record's first `scheme_end + 2` bytes and a `(`, which most schemes let one block of
-/// sixteen bytes carry, lowercased as a whole.
+/// record's first `scheme_end + 2` bytes and a `(`, which one block of sixteen bytes
+/// carries, lowercased as a whole, where the scheme is at most twelve bytes long and
+/// `line` holds sixteen bytes (every scheme with a row for DNS hosts is, and most lines
+/// do); otherwise it is written the general way.
 #[cfg(feature = "stream")]
 #[inline(always)]
 fn push_scheme_part_of_line(line: &[u8], scheme_end: usize, out: &mut Vec<u8>) {
@@ -798,7 +800,8 @@ mod tests {
                 false,
             ),
             // Schemes whose part before the host (`scheme://(`) fills a block of sixteen
-            // bytes, and passes it; one in uppercase (the string rung keeps it so).
+            // bytes, and passes it; one in uppercase, which the writer lowercases as the
+            // general one does (the fast path takes none where SURTs are written).
             ("abcdefghijkl://a.b/x", false),
             ("abcdefghijklm://a.b/x", false),
             ("chrome-extension://a.b/x", false),
