@@ -618,7 +618,9 @@ impl Normalizer {
 
     /// A line of a run of SURTs that is not for [`surt::write_ldh_surt_line`]: scanned again
     /// for its shape, which `write` then writes the key from, so that the run's loop keeps
-    /// no line's shape in memory for it. Out of the loop: few lines come here.
+    /// no line's shape in memory for it. Out of the loop: few lines come here (under the
+    /// crawler profile, the lines with a `?`, `;` or `#` that its sieve cannot judge at a
+    /// glance: at most 11 % of the corpora's).
     #[cfg(feature = "stream")]
     #[cold]
     #[inline(never)]
