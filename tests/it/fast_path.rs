@@ -25,7 +25,7 @@ const LEVELS: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::
 const FORMS: [Form; 3] = [Form::Uri, Form::Iri, Form::Surt];
 
 /// Every configuration the fast path must agree under: each level and form, with
-/// `drop_fragment` and `nfc` each on and off, and `absolute` for the default rung.
+/// `drop_fragment` and `nfc` each on and off, `absolute` for the default rung, and a base.
 fn configurations() -> Vec<Options> {
     let mut all = Vec::new();
     for level in LEVELS {
@@ -45,6 +45,15 @@ fn configurations() -> Vec<Options> {
     }
     for form in [Form::Uri, Form::Iri] {
         all.push(Options::default().with_form(form).with_absolute(true));
+    }
+    // A base: the records with a scheme take the fast path as without one, the others are
+    // resolved by the full ladder.
+    for form in FORMS {
+        all.push(
+            Options::default()
+                .with_form(form)
+                .with_base(Some("http://a.example/b/c?q#f".into())),
+        );
     }
     // The protocol rules and the SURT form rewrite what the fast path takes: the crawler
     // profiles, a rule set whose every kind has a cheap sieve or none, and the SURT with
@@ -308,10 +317,14 @@ fn the_fast_path_runs_and_refuses_what_it_must() {
     ] {
         assert!(!n.is_canonical_fast(no), "{no:?}");
     }
-    // Options that only the full ladder handles.
+    // With a base, a record with a scheme is its own target (RFC 3986 §5.2.2) and takes
+    // the fast path; only the full ladder resolves a relative reference.
     let base =
         Normalizer::new(Options::default().with_base(Some("http://example.com/".into()))).unwrap();
-    assert!(!base.is_canonical_fast("http://example.com/"));
+    assert!(base.is_canonical_fast("http://example.com/"));
+    assert!(!base.is_canonical_fast("//example.com/"));
+    assert!(!base.is_canonical_fast("/a"));
+    // Options that only the full ladder handles.
     let surt = Normalizer::new(Options::default().with_form(Form::Surt)).unwrap();
     assert!(!surt.is_canonical_fast("http://example.com/"));
     let drop = Normalizer::new(Options::default().with_drop_fragment(true)).unwrap();

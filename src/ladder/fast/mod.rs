@@ -22,9 +22,10 @@
 //! - anything the lenient repairs would change (a space or another character URIs forbid, a
 //!   `%` without two hex digits), a control character (a carriage return too, unless it is
 //!   the one before the line feed), `[` or `]`, a second `#`, an empty record;
-//! - options whose work this path does not do: a base, a fragment with `--drop-fragment`, a
-//!   relative reference with `--absolute`; with `--nfc`, any non-ASCII text, raw or
-//!   percent-encoded;
+//! - options whose work this path does not do: a fragment with `--drop-fragment`, a
+//!   relative reference with `--absolute` or with a base (which resolves it; a record with
+//!   a scheme is its own target, RFC 3986 §5.2.2, and takes this path as without a base);
+//!   with `--nfc`, any non-ASCII text, raw or percent-encoded;
 //! - in the scheme (from the syntax rung on): an uppercase letter;
 //! - in the authority: userinfo, an IP literal, a `%`, non-ASCII, an uppercase letter, an
 //!   empty port;
@@ -255,7 +256,7 @@ impl Shape {
 /// The fast path of one configured normalizer: what it may copy through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FastPath {
-    /// False when an option needs work the fast path does not do (a base).
+    /// False when the scheme table sends the records of a common scheme to the full ladder.
     enabled: bool,
     /// The `string` rung: only validity matters.
     string_level: bool,
@@ -266,6 +267,8 @@ pub(crate) struct FastPath {
     drop_fragment: bool,
     /// NFC is in force ([`Options::applies_nfc`]).
     nfc: bool,
+    /// Relative references go to the full ladder: `--absolute` refuses them, a base
+    /// resolves them.
     absolute: bool,
     /// The rows of `http`, `https` and `file`, if the table applies, to answer the most
     /// common schemes without a lookup.
@@ -300,13 +303,13 @@ impl FastPath {
             .flatten()
             .all(|r| FastScheme::of(r) != FastScheme::Ladder);
         FastPath {
-            enabled: o.base.is_none() && shortcuts,
+            enabled: shortcuts,
             string_level: o.level == Level::String,
             scheme_rows,
             iri: o.form == Form::Iri,
             drop_fragment: o.drop_fragment,
             nfc: o.applies_nfc(),
-            absolute: o.absolute,
+            absolute: o.absolute || o.base.is_some(),
             http,
             https,
             file,
@@ -611,7 +614,13 @@ mod tests {
     fn options_the_fast_path_leaves_to_the_ladder() {
         let on = |o: Options| FastPath::new(&o).accepts("http://example.com/");
         assert!(on(Options::default()));
-        assert!(!on(Options::default().with_base(Some("http://a/".into()))));
+        // With a base, a record with a scheme is its own target (RFC 3986 §5.2.2); a relative
+        // reference is resolved by the full ladder.
+        let base = || Options::default().with_base(Some("http://a/b/c".into()));
+        assert!(on(base()));
+        assert!(!FastPath::new(&base()).accepts("//example.com/"));
+        assert!(!FastPath::new(&base()).accepts("/x"));
+        assert!(!FastPath::new(&base()).accepts("x"));
         // The SURT form and the protocol rules rewrite the scheme-rung key the fast path
         // finds (the normalizer does that work); it still finds it.
         assert!(on(Options::default().with_form(Form::Surt)));
