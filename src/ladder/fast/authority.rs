@@ -5,6 +5,7 @@
 
 use super::blocks::Blocks;
 use super::scheme::FastScheme;
+use super::tail::look;
 use super::FastPath;
 use crate::iri::chars;
 use crate::iri::host;
@@ -142,7 +143,7 @@ impl FastPath {
     /// as the rung writes it under the checks of the scheme's row `rule`, if any
     /// ([`FastScheme::of`]): where it ends, and where its host does.
     #[inline(always)]
-    pub(super) fn authority<L: Blocks>(
+    pub(super) fn authority<L: Blocks, const LOOK: u8>(
         &self,
         lanes: L,
         b: &[u8],
@@ -150,25 +151,21 @@ impl FastPath {
         rule: Option<&'static SchemeRule>,
     ) -> Option<AuthorityEnds> {
         let row = rule.and_then(|r| FastScheme::of(r).row_checks());
+        let no_localhost = row.is_some_and(|r| r.no_localhost);
         let mut ends = match row {
-            Some(r) if r.dns_host => self.dns_authority(lanes, b, start, r.row, r.no_localhost)?,
-            _ => {
-                let (end, acc) = scan_to_stop(b, start, &HOST_CLASS, H_END);
-                if !self.reg_authority_ok(&b[start..end], acc, row.map(|r| r.row)) {
-                    return None;
-                }
-                if row.is_some_and(|r| r.no_localhost) && is_localhost(b, start) {
-                    return None;
-                }
-                let host = b[start..end].iter().position(|&c| c == b':');
-                AuthorityEnds {
-                    host: host.map_or(end, |k| start + k),
-                    end,
-                    ldh: false,
-                    dots: 0,
-                    adds_slash: false,
+            Some(r) if r.dns_host => {
+                self.dns_authority(lanes, b, start, Some(r.row), no_localhost)?
+            }
+            // Below the scheme rung ([`look::LDH_REG`]), a registered name that happens to be
+            // a lowercase LDH name (most are) is taken with the masks of DNS hosts, which also
+            // give its dots (for the SURT form); any other is looked at byte by byte.
+            _ if LOOK & look::LDH_REG != 0 => {
+                match self.dns_authority(lanes, b, start, row.map(|r| r.row), no_localhost) {
+                    Some(ends) => ends,
+                    None => self.reg_authority(b, start, row.map(|r| r.row), no_localhost)?,
                 }
             }
+            _ => self.reg_authority(b, start, row.map(|r| r.row), no_localhost)?,
         };
         let end = ends.end;
         let empty_path = || matches!(b.get(end), None | Some(b'?' | b'#' | b'\r' | b'\n'));
@@ -176,19 +173,49 @@ impl FastPath {
         Some(ends)
     }
 
+    /// For a scheme without a DNS rule: the end of the authority that starts at `start`, if
+    /// [`FastPath::reg_authority_ok`] takes it, looked at byte by byte; its host is not
+    /// taken for an LDH name. With `no_localhost`, the host must not be `localhost`.
+    #[inline(always)]
+    fn reg_authority(
+        &self,
+        b: &[u8],
+        start: usize,
+        row: Option<&SchemeRule>,
+        no_localhost: bool,
+    ) -> Option<AuthorityEnds> {
+        let (end, acc) = scan_to_stop(b, start, &HOST_CLASS, H_END);
+        if !self.reg_authority_ok(&b[start..end], acc, row) {
+            return None;
+        }
+        if no_localhost && is_localhost(b, start) {
+            return None;
+        }
+        let host = b[start..end].iter().position(|&c| c == b':');
+        Some(AuthorityEnds {
+            host: host.map_or(end, |k| start + k),
+            end,
+            ldh: false,
+            dots: 0,
+            adds_slash: false,
+        })
+    }
+
     /// For a scheme whose hosts are DNS names (scheme rung): the end of the authority that
     /// starts at `start`, if it is valid and already canonical. The host must be empty or
     /// a lowercase LDH name, exactly what the fast path of [`host::dns_host`] takes, which
     /// is its own A-label and U-label form; no userinfo (nor anything else outside
-    /// `a-z 0-9 - . :`); a canonical port if any; with `no_localhost`, not `localhost`.
-    /// Hosts of 64 bytes or more are left to the full ladder.
+    /// `a-z 0-9 - . :`); a canonical port if any (under `row`'s rule, if a row applies);
+    /// with `no_localhost`, not `localhost`. Hosts of 64 bytes or more are left to the full
+    /// ladder. For a registered name without a DNS rule, such a host is valid and
+    /// canonical too (lowercase `unreserved`), so the same answer holds there.
     #[inline(always)]
     pub(super) fn dns_authority<L: Blocks>(
         &self,
         lanes: L,
         b: &[u8],
         start: usize,
-        row: &SchemeRule,
+        row: Option<&SchemeRule>,
         no_localhost: bool,
     ) -> Option<AuthorityEnds> {
         let (not_ldh, dot, hyphen) = host_bits(lanes, b, start);
@@ -205,7 +232,7 @@ impl FastPath {
                 .iter()
                 .position(|c| !c.is_ascii_digit())
                 .map_or(b.len(), |k| port + k);
-            if !ends_authority(b, end) || !self.port_ok(&b[port..end], Some(row)) {
+            if !ends_authority(b, end) || !self.port_ok(&b[port..end], row) {
                 return None;
             }
         } else if !ends_authority(b, end) {
@@ -294,18 +321,18 @@ mod tests {
             let b = format!("{prefix}{a}");
             let (b, at) = (b.as_bytes(), prefix.len());
             let minus = |e: Option<AuthorityEnds>| e.map(|e| e.end - at);
-            answers.push(minus(f.dns_authority(Scalar, b, at, rule, false)));
+            answers.push(minus(f.dns_authority(Scalar, b, at, Some(rule), false)));
             #[cfg(target_arch = "x86_64")]
             {
                 let sse2 = super::super::sse2::Sse2;
-                answers.push(minus(f.dns_authority(sse2, b, at, rule, false)));
+                answers.push(minus(f.dns_authority(sse2, b, at, Some(rule), false)));
                 if let Some(lanes) = super::super::avx2::Avx2::detect() {
-                    answers.push(minus(f.dns_authority(lanes, b, at, rule, false)));
+                    answers.push(minus(f.dns_authority(lanes, b, at, Some(rule), false)));
                 }
             }
             #[cfg(all(target_arch = "x86_64", irinorm_avx512))]
             if let Some(lanes) = super::super::avx512::Avx512::detect() {
-                answers.push(minus(f.dns_authority(lanes, b, at, rule, false)));
+                answers.push(minus(f.dns_authority(lanes, b, at, Some(rule), false)));
             }
         }
         assert!(
@@ -362,7 +389,10 @@ mod tests {
     fn the_rows_checks_apply_to_the_authority() {
         let f = FastPath::new(&Options::default());
         let checks = |name: &str| lookup(name);
-        let end = |a: &str, row| f.authority(Scalar, a.as_bytes(), 0, row).map(|e| e.end);
+        let end = |a: &str, row| {
+            f.authority::<_, 0>(Scalar, a.as_bytes(), 0, row)
+                .map(|e| e.end)
+        };
         assert_eq!(end("localhost/", checks("http")), Some(9));
         assert_eq!(end("localhost/", checks("file")), None);
         assert_eq!(end("localhost:1/", checks("file")), None);
@@ -370,7 +400,7 @@ mod tests {
         assert_eq!(end("localhostx/", checks("file")), Some(10));
         // An empty path means "/" for http, not for file or a scheme without a row.
         let slash = |a: &str, row| {
-            f.authority(Scalar, a.as_bytes(), 0, row)
+            f.authority::<_, 0>(Scalar, a.as_bytes(), 0, row)
                 .map(|e| e.adds_slash)
         };
         for a in [

@@ -25,6 +25,9 @@ impl<F: FnMut(&str, Shape, &[u8]) -> bool, const CRLF: bool> Task for Lines<'_, 
         let (fast, rest, max_line, take) = (self.fast, self.rest, self.max_line, self.take);
         match fast.look {
             0 => fast.lines_with::<L, 0, CRLF>(lanes, rest, max_line, take),
+            look::LDH_REG => {
+                fast.lines_with::<L, { look::LDH_REG }, CRLF>(lanes, rest, max_line, take)
+            }
             _ => fast.lines_with::<L, { look::MARKS }, CRLF>(lanes, rest, max_line, take),
         }
     }

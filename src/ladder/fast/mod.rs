@@ -206,6 +206,7 @@ impl Task for Line<'_> {
         let (fast, s) = (self.fast, self.s);
         match fast.look {
             0 => fast.scan_with::<L, 0>(lanes, s),
+            look::LDH_REG => fast.scan_with::<L, { look::LDH_REG }>(lanes, s),
             _ => fast.scan_with::<L, { look::MARKS }>(lanes, s),
         }
     }
@@ -328,6 +329,8 @@ impl FastPath {
     fn look_of(o: &Options) -> u8 {
         if o.level == Level::Protocol && o.rules.is_some() {
             look::MARKS
+        } else if !o.applies_scheme_rows() {
+            look::LDH_REG
         } else {
             0
         }
@@ -468,7 +471,7 @@ impl FastPath {
         let (mut authority, mut host_end, mut ldh_host, mut host_dots) = (None, pos, false, 0);
         let mut adds_slash = false;
         if has_authority {
-            let ends = self.authority(lanes, b, pos + 2, head.row)?;
+            let ends = self.authority::<L, LOOK>(lanes, b, pos + 2, head.row)?;
             authority = Some((pos + 2, ends.end));
             (host_end, ldh_host, host_dots) = (ends.host, ends.ldh, ends.dots);
             adds_slash = ends.adds_slash;
@@ -551,11 +554,31 @@ mod tests {
         assert!(crawler.shape(record).unwrap().marks);
         assert!(crawler.shape("http://www.example.com/a;b").unwrap().marks);
         assert!(!crawler.shape("http://www.example.com/a#b").unwrap().marks);
-        // A host without a DNS rule is not known to be LDH: no dots.
+        // At the scheme rung, a host without a DNS rule is not known to be LDH: no dots.
         let other = FastPath::new(&Options::default())
             .shape("foo://a.b/")
             .unwrap();
         assert_eq!((other.ldh_host, other.host_dots), (false, 0));
+        // Below it, where no host has a DNS rule, a registered name that is a lowercase LDH
+        // name has its dots; one that is not (a sub-delim, an `xn--` label, an empty label,
+        // 64 bytes or more) has none, and is taken all the same.
+        for level in [Level::Syntax, Level::String] {
+            let f = FastPath::new(&Options::default().with_level(level));
+            let shape = f.shape(record).unwrap();
+            assert_eq!((shape.ldh_host, shape.host_dots), (true, 1 << 3 | 1 << 11));
+            let other = f.shape("foo://a.b/").unwrap();
+            assert_eq!((other.ldh_host, other.host_dots), (true, 1 << 1));
+            let long = format!("foo://{}/", "a".repeat(64));
+            for not_ldh in [
+                "foo://a!b.c/",
+                "foo://xn--a.b/",
+                "foo://a..b/",
+                long.as_str(),
+            ] {
+                let shape = f.shape(not_ldh).unwrap();
+                assert_eq!((shape.ldh_host, shape.host_dots), (false, 0), "{not_ldh}");
+            }
+        }
     }
 
     #[test]

@@ -33,6 +33,11 @@ pub(super) struct Tail {
 pub(super) mod look {
     /// `?` and `;` ([`super::Tail::marks`]): where protocol rules run.
     pub(crate) const MARKS: u8 = 1;
+    /// Not for the tail, but for the authority: a registered name without a DNS rule is
+    /// tried as an LDH name first (`FastPath::authority`), which gives its dots. Where the
+    /// scheme table does not apply (below the scheme rung), every host is such a name; at
+    /// the scheme rung few are, and the scan is compiled without that try.
+    pub(crate) const LDH_REG: u8 = 2;
 }
 
 /// Scans the path, query and fragment that start at `from`, to the end of the record, and
