@@ -47,14 +47,19 @@ fn configurations() -> Vec<Options> {
         all.push(Options::default().with_form(form).with_absolute(true));
     }
     // A base: the records with a scheme take the fast path as without one, the others are
-    // resolved by the full ladder.
+    // resolved by the full ladder; at the scheme and syntax rungs, and under the crawler
+    // profile.
+    let base = || Options::default().with_base(Some("http://a.example/b/c?q#f".into()));
     for form in FORMS {
-        all.push(
-            Options::default()
-                .with_form(form)
-                .with_base(Some("http://a.example/b/c?q#f".into())),
-        );
+        all.push(base().with_form(form));
+        all.push(base().with_form(form).with_level(Level::Syntax));
     }
+    all.push(
+        base()
+            .with_level(Level::Protocol)
+            .with_form(Form::Surt)
+            .with_rules(Some(Arc::new(Rules::profile("crawler").unwrap()))),
+    );
     // The protocol rules and the SURT form rewrite what the fast path takes: the crawler
     // profiles, a rule set whose every kind has a cheap sieve or none, and the SURT with
     // its scheme.
@@ -317,8 +322,9 @@ fn the_fast_path_runs_and_refuses_what_it_must() {
     ] {
         assert!(!n.is_canonical_fast(no), "{no:?}");
     }
-    // With a base, a record with a scheme is its own target (RFC 3986 §5.2.2) and takes
-    // the fast path; only the full ladder resolves a relative reference.
+    // With a base, a record with a scheme is given back as it is (the ladder does not
+    // resolve it) and takes the fast path; only the full ladder resolves a relative
+    // reference.
     let base =
         Normalizer::new(Options::default().with_base(Some("http://example.com/".into()))).unwrap();
     assert!(base.is_canonical_fast("http://example.com/"));

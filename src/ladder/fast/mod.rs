@@ -24,7 +24,8 @@
 //!   the one before the line feed), `[` or `]`, a second `#`, an empty record;
 //! - options whose work this path does not do: a fragment with `--drop-fragment`, a
 //!   relative reference with `--absolute` or with a base (which resolves it; a record with
-//!   a scheme is its own target, RFC 3986 §5.2.2, and takes this path as without a base);
+//!   a scheme, whose target is itself but for dot segments, RFC 3986 §5.2.2, is given back
+//!   by the ladder as it is, and takes this path as without a base);
 //!   with `--nfc`, any non-ASCII text, raw or percent-encoded;
 //! - in the scheme (from the syntax rung on): an uppercase letter;
 //! - in the authority: userinfo, an IP literal, a `%`, non-ASCII, an uppercase letter, an
@@ -578,6 +579,11 @@ mod tests {
                 let shape = f.shape(not_ldh).unwrap();
                 assert_eq!((shape.ldh_host, shape.host_dots), (false, 0), "{not_ldh}");
             }
+            // An empty host, and a port: where the host and the authority end.
+            let empty = f.shape("foo:///x").unwrap();
+            assert_eq!((empty.ldh_host, empty.host_end, empty.path), (true, 6, 6));
+            let port = f.shape("foo://a.b:8080/x").unwrap();
+            assert_eq!((port.ldh_host, port.host_end, port.path), (true, 9, 14));
         }
     }
 
@@ -637,8 +643,8 @@ mod tests {
     fn options_the_fast_path_leaves_to_the_ladder() {
         let on = |o: Options| FastPath::new(&o).accepts("http://example.com/");
         assert!(on(Options::default()));
-        // With a base, a record with a scheme is its own target (RFC 3986 §5.2.2); a relative
-        // reference is resolved by the full ladder.
+        // With a base, a record with a scheme is given back as it is (the ladder does not
+        // resolve it); a relative reference is resolved by the full ladder.
         let base = || Options::default().with_base(Some("http://a/b/c".into()));
         assert!(on(base()));
         assert!(!FastPath::new(&base()).accepts("//example.com/"));
