@@ -974,24 +974,17 @@ impl Normalizer {
     #[inline(always)]
     fn write_own_surt(&self, record: &str, shape: Shape, out: &mut Vec<u8>) -> bool {
         let b = record.as_bytes();
-        // The rule of `ldh_surt_authority` (which the runs of lines ask: their records with
-        // such a host no longer come here), written out for the records that come one by
-        // one.
-        if let (Some((start, end)), true, false) =
-            (shape.authority, shape.ldh_host, self.options.surt_scheme)
-        {
+        let ldh = ldh_surt_authority(record, shape).filter(|_| !self.options.surt_scheme);
+        if let Some((start, end)) = ldh {
             let host = surt::LdhHost {
                 text: &b[start..],
                 len: shape.host_end - start,
                 dots: shape.host_dots,
             };
-            // An IPv4 address ends in a digit: most hosts are told apart by their last byte.
-            if !b[..shape.host_end].last().is_some_and(u8::is_ascii_digit) {
-                let port = b.get(shape.host_end + 1..end).unwrap_or_default();
-                let rest = surt::Rest::new(shape.adds_slash, &b[shape.path..shape.len]);
-                surt::write_ldh_surt(host, port, rest, out);
-                return true;
-            }
+            let port = b.get(shape.host_end + 1..end).unwrap_or_default();
+            let rest = surt::Rest::new(shape.adds_slash, &b[shape.path..shape.len]);
+            surt::write_ldh_surt(host, port, rest, out);
+            return true;
         }
         if shape.adds_slash {
             return false;
@@ -1224,9 +1217,8 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
 }
 
 /// The authority of `record` (its start and end), where the fast path took it (`shape`) with
-/// a lowercase LDH host that is not an IPv4 address: a record for
-/// [`surt::write_ldh_surt_line`] ([`Normalizer::write_own_surt`] writes the same rule out).
-#[cfg(feature = "stream")]
+/// a lowercase LDH host that is not an IPv4 address: a record whose SURT
+/// [`surt::write_ldh_surt`] writes (in runs of lines, [`surt::write_ldh_surt_line`]).
 #[inline(always)]
 fn ldh_surt_authority(record: &str, shape: Shape) -> Option<(usize, usize)> {
     let authority = shape.authority.filter(|_| shape.ldh_host)?;
