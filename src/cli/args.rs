@@ -115,6 +115,15 @@ pub(crate) enum StatsFormatArg {
     Json,
 }
 
+/// `--binary`: what to do with an input that is a known binary container.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BinaryArg {
+    /// Refuse it, naming its format (exit 2).
+    Refuse,
+    /// Read it as lines, each a record.
+    Text,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OnErrorArg {
     Mark,
@@ -166,6 +175,12 @@ pub(crate) struct SharedArgs {
     /// End each output record with a NUL byte instead of a line feed.
     #[arg(short = '0', long)]
     pub(crate) null: bool,
+    /// An input whose first bytes are a binary container's magic number (ELF, PDF, ZIP,
+    /// PNG, JPEG, GIF, SQLite, Parquet, …; `irinorm man` lists them) is refused with exit 2
+    /// before any record is written, or read as lines (`text`). Any other input is always
+    /// read as lines: a NUL byte makes its record invalid, never the input.
+    #[arg(long, value_enum, default_value = "refuse", value_name = "POLICY")]
+    pub(crate) binary: BinaryArg,
     /// What to do with an invalid record: an empty line, nothing, or stop with exit 1.
     #[arg(long, value_enum, default_value = "mark")]
     pub(crate) on_error: OnErrorArg,
@@ -370,7 +385,7 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
         })
         .with_with_filename(shared.with_filename)
         .with_null_terminated(shared.null)
-        .with_reject_binary(true);
+        .with_refuse_containers(shared.binary == BinaryArg::Refuse);
     // SAFETY: the command line's contract, stated in its README and in the help of
     // `--no-mmap`: an input file is not changed or truncated by another program while
     // irinorm reads it, or else `--no-mmap` is given. (A truncation is reported and ends the

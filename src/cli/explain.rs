@@ -20,7 +20,7 @@ use irinorm::stream::output::{push_json_bytes, push_json_str};
 use irinorm::stream::records::{Record, Records};
 use irinorm::{Error, IriRef, Warning};
 
-use super::args::{OnErrorArg, OutputArg, SharedArgs};
+use super::args::{BinaryArg, OnErrorArg, OutputArg, SharedArgs};
 use super::lines::{catch_interrupt, input_paths, open_inputs, INTERRUPTED};
 
 /// `normalize --explain`: each record with the steps that changed it, one block each (or
@@ -42,15 +42,18 @@ pub(crate) fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<Ex
     }
     let jsonl = shared.output == OutputArg::Jsonl;
     let paths = input_paths(shared)?;
-    let inputs = open_inputs(&paths)?;
+    let inputs = open_inputs(&paths, shared.binary)?;
     let interrupt = catch_interrupt();
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let terminator = if shared.null { b'\0' } else { b'\n' };
     for input in inputs {
         let name = input.name.clone();
-        let mut records =
-            Records::text(input, shared.max_line_bytes).map_err(|e| format!("{name}: {e}"))?;
+        let records = match shared.binary {
+            BinaryArg::Refuse => Records::text(input, shared.max_line_bytes),
+            BinaryArg::Text => Records::new(input, shared.max_line_bytes),
+        };
+        let mut records = records.map_err(|e| format!("{name}: {e}"))?;
         let mut line = 0u64;
         while let Some(record) = records.next_record().map_err(|e| format!("{name}: {e}"))? {
             line += 1;

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use irinorm::stream::input::Input;
 use irinorm::stream::{Engine, Operation, RunError, Stats};
 
-use super::args::{engine_options, OutputArg, ProgressArg, SharedArgs, StatsFormatArg};
+use super::args::{engine_options, BinaryArg, OutputArg, ProgressArg, SharedArgs, StatsFormatArg};
 use super::progress;
 
 /// The longest path accepted in a `--files-from` list, in bytes.
@@ -148,11 +148,12 @@ fn path_from_bytes(bytes: &[u8], name: &str, number: u64) -> Result<PathBuf, Str
 
 /// Opens every input before anything is read, so that a missing or unreadable file, or a
 /// directory, fails the run before its first record. Every such path is reported.
-pub(crate) fn open_inputs(paths: &[InputPath]) -> Result<Vec<Input>, String> {
+pub(crate) fn open_inputs(paths: &[InputPath], binary: BinaryArg) -> Result<Vec<Input>, String> {
     let mut inputs = Vec::with_capacity(paths.len());
     let mut errors = Vec::new();
     for InputPath { path, named_at } in paths {
-        match Input::open(path) {
+        let opened = Input::open(path).and_then(|input| refuse_container(input, binary));
+        match opened {
             Ok(input) => inputs.push(input),
             Err(e) => errors.push(format!("{named_at}{}: {e}", path.display())),
         }
@@ -162,6 +163,19 @@ pub(crate) fn open_inputs(paths: &[InputPath]) -> Result<Vec<Input>, String> {
     } else {
         Err(errors.join("\nirinorm: "))
     }
+}
+
+/// `input`, unless `binary` refuses it as a regular file that starts with a binary
+/// container's magic number: then the engine's refusal, before any record of any input is
+/// written. (Other inputs, and compressed containers, are refused by the engine when it
+/// reaches them.)
+fn refuse_container(input: Input, binary: BinaryArg) -> io::Result<Input> {
+    if binary == BinaryArg::Refuse {
+        if let Some(container) = input.container()? {
+            return Err(irinorm::stream::input::refusal(container));
+        }
+    }
+    Ok(input)
 }
 
 /// Runs one operation over every record of the inputs through the engine.
@@ -174,7 +188,7 @@ pub(crate) fn run_lines(
         return Err("--with-filename needs --output tsv (jsonl rows always carry the file)".into());
     }
     let paths = input_paths(shared)?;
-    let inputs = open_inputs(&paths)?;
+    let inputs = open_inputs(&paths, shared.binary)?;
     let stdin_is_input = paths.iter().any(|p| p.path.as_os_str() == "-");
     let options = engine_options(shared, stdin_is_input);
     if options.mmap() {

@@ -21,7 +21,12 @@ pub enum ErrorKind {
     TooLong,
     /// A `%` not followed by two hex digits (only under `--strict`; otherwise it becomes `%25`).
     BadPercent,
-    /// An ASCII control character, U+0000–U+001F or U+007F.
+    /// A NUL byte (U+0000): what a file cut or padded while it was written holds (the zeros
+    /// `logrotate copytruncate` leaves at the start of a log), so it is told apart from the
+    /// other control characters. A record that holds one is this error at its first NUL,
+    /// whatever else is wrong with it (but for [`ErrorKind::TooLong`], whose rest is not read).
+    Nul,
+    /// An ASCII control character other than NUL, U+0001–U+001F or U+007F.
     Control,
     /// A non-ASCII code point outside `ucschar`/`iprivate`, or `iprivate` outside the query
     /// (RFC 3987 §2.2).
@@ -42,11 +47,12 @@ pub enum ErrorKind {
 
 impl ErrorKind {
     /// Every kind, in declaration order (for statistics tables).
-    pub const ALL: [ErrorKind; 10] = [
+    pub const ALL: [ErrorKind; 11] = [
         ErrorKind::Empty,
         ErrorKind::Utf8,
         ErrorKind::TooLong,
         ErrorKind::BadPercent,
+        ErrorKind::Nul,
         ErrorKind::Control,
         ErrorKind::DisallowedChar,
         ErrorKind::BidiFormat,
@@ -62,6 +68,7 @@ impl ErrorKind {
             ErrorKind::Utf8 => "utf8",
             ErrorKind::TooLong => "too-long",
             ErrorKind::BadPercent => "bad-percent",
+            ErrorKind::Nul => "nul",
             ErrorKind::Control => "control",
             ErrorKind::DisallowedChar => "disallowed-char",
             ErrorKind::BidiFormat => "bidi-format",
@@ -125,6 +132,29 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// The error of a refused record that holds a NUL byte (SPEC §2): [`ErrorKind::Nul`] at its
+/// first NUL, whatever else made the record fail, so that a file cut or padded with zeros
+/// reads as such. Otherwise `error` as it is. The column counts the units of the raw record
+/// (a character, or one octet that is not part of valid UTF-8), as the columns of the
+/// lenient repairs do. A NUL is never valid, so
+/// only refused records need this look: it is on the error path only. (A too-long record is
+/// not looked at: only its first bytes were read.)
+pub fn with_nul_first(raw: &[u8], error: Error) -> Error {
+    if error.kind == ErrorKind::TooLong {
+        return error;
+    }
+    match memchr::memchr(0, raw) {
+        Some(at) => {
+            let units: usize = raw[..at]
+                .utf8_chunks()
+                .map(|c| c.valid().chars().count() + c.invalid().len())
+                .sum();
+            Error::new(ErrorKind::Nul, units + 1, "NUL byte")
+        }
+        None => error,
+    }
+}
 
 /// The class of a warning: something worth knowing about a record that is still valid and
 /// still has a key. Warnings never turn a record into an error.
@@ -212,6 +242,7 @@ mod tests {
                 "utf8",
                 "too-long",
                 "bad-percent",
+                "nul",
                 "control",
                 "disallowed-char",
                 "bidi-format",

@@ -14,7 +14,7 @@
 
 use crate::iri::chars::{self, is_bidi_format, is_iprivate, is_ucschar};
 use crate::iri::components::Components;
-use crate::iri::error::{Error, ErrorKind};
+use crate::iri::error::{self, Error, ErrorKind};
 use crate::iri::find::{find, find2, find3};
 use crate::iri::host;
 
@@ -212,9 +212,11 @@ impl<'a> IriRef<'a> {
         Self::parse_as(text, Grammar::IriReference)
     }
 
-    /// Parses `text` against `grammar`.
+    /// Parses `text` against `grammar`. A text that holds a NUL is refused for it
+    /// ([`ErrorKind::Nul`] at the first one), whatever else is wrong with it.
     pub fn parse_as(text: &'a str, grammar: Grammar) -> Result<IriRef<'a>, Error> {
         Self::split::<true>(text, grammar)
+            .map_err(|error| error::with_nul_first(text.as_bytes(), error))
     }
 
     /// Splits `text`, an `IRI-reference` that the ladder's fast path has already found valid
@@ -930,7 +932,9 @@ mod tests {
         assert_eq!(err("1http://a/"), (ErrorKind::Syntax, 1));
         assert_eq!(err("http://[::1/"), (ErrorKind::Syntax, 8));
         assert_eq!(err("http://a:8x/"), (ErrorKind::Syntax, 11));
-        assert_eq!(err("http://a/\u{0}"), (ErrorKind::Control, 10));
+        assert_eq!(err("http://a/\u{0}"), (ErrorKind::Nul, 10));
+        assert_eq!(err("http://a/\u{1}b\u{0}"), (ErrorKind::Nul, 12));
+        assert_eq!(err("ht\u{0}tp://a/"), (ErrorKind::Nul, 3));
         assert_eq!(err("http://a/\u{202E}x"), (ErrorKind::BidiFormat, 10));
         assert_eq!(err("http://a/\u{E000}"), (ErrorKind::DisallowedChar, 10));
         assert!(IriRef::parse("http://a/?\u{E000}").is_ok());

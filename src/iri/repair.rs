@@ -602,4 +602,33 @@ mod tests {
         let raw = b"a\xFFb\x07";
         assert_eq!(original_column(raw, 6), 4);
     }
+
+    #[test]
+    fn a_nul_byte_is_its_own_error_at_its_first_column() {
+        let other = Error::new(ErrorKind::Syntax, 1, "x");
+        let nul = |raw: &[u8]| {
+            let e = crate::iri::error::with_nul_first(raw, other.clone());
+            (e.kind, e.column)
+        };
+        assert_eq!(nul(b"\0"), (ErrorKind::Nul, 1));
+        assert_eq!(nul(b"http://a/\x01\0\0"), (ErrorKind::Nul, 11));
+        // Characters and stray octets count one column each.
+        assert_eq!(nul("h\u{e9}\u{1F600}\0".as_bytes()), (ErrorKind::Nul, 4));
+        assert_eq!(nul(b"a\xFF\xFEb\0"), (ErrorKind::Nul, 5));
+        // No NUL: the error as it was; a too-long record is not looked at.
+        assert_eq!(crate::iri::error::with_nul_first(b"http://a/", other.clone()), other);
+        let long = Error::new(ErrorKind::TooLong, 0, "too long");
+        assert_eq!(crate::iri::error::with_nul_first(b"\0", long.clone()), long);
+        // Through the lenient and the strict preparation alike.
+        for repair in [crate::Repair::Lenient, crate::Repair::Strict] {
+            let mut scratch = String::new();
+            let raw = b" a b\xFF\0";
+            let mut repairs = crate::Repairs::default();
+            let e = prepare(raw, repair, &mut scratch, &mut repairs)
+                .and_then(|t| crate::iri::parse::check(t, crate::Grammar::IriReference))
+                .map_err(|e| crate::iri::error::with_nul_first(raw, e))
+                .unwrap_err();
+            assert_eq!((e.kind, e.column), (ErrorKind::Nul, 6), "{repair:?}");
+        }
+    }
 }

@@ -22,7 +22,7 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 
 use crate::iri::bidi;
-use crate::iri::error::{Error, ErrorKind};
+use crate::iri::error::{self, Error, ErrorKind};
 use crate::iri::host;
 use crate::iri::parse::HostKind;
 use crate::iri::parse::{IriRef, Layout};
@@ -295,7 +295,7 @@ impl Normalizer {
             r.map_err(|mut error| {
                 // The ladder saw the repaired record; point into the raw one.
                 error.column = repair.raw_column(raw, error.column);
-                error
+                error::with_nul_first(raw, error)
             })
         })
     }
@@ -833,7 +833,8 @@ impl Normalizer {
         let mut key = String::new();
         let mut repaired = String::new();
         let mut repairs = Repairs::default();
-        let record = repair::prepare_text(raw, text, repair, &mut repaired, &mut repairs)?;
+        let record = repair::prepare_text(raw, text, repair, &mut repaired, &mut repairs)
+            .map_err(|error| error::with_nul_first(raw, error))?;
         if record.as_bytes() != raw {
             let shown = String::from_utf8_lossy(raw);
             record_step(&mut steps, "record", "lenient-repairs", &shown, record);
@@ -845,7 +846,7 @@ impl Normalizer {
         self.run(record, &mut key, &mut Scratch::default(), &mut trace)
             .map_err(|mut error| {
                 error.column = repair.raw_column(raw, error.column);
-                error
+                error::with_nul_first(raw, error)
             })?;
         for w in &mut warnings {
             w.column = repair.raw_column(raw, w.column);

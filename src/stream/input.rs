@@ -11,7 +11,20 @@
 //!   (`31 41 59 26 53 59`) or of the end of the stream (`17 72 45 38 50 90`), so a text line
 //!   that happens to begin with `BZh1` is still text; consecutive streams are read whole.
 //!
-//! Anything else is read as it is. The first bytes are peeked and then put back in front of
+//! Anything else is read as lines, whatever bytes it holds: a NUL or any other byte is a
+//! character of a record, which the record's checks report (SPEC §2). Only an input whose
+//! first bytes are the magic number of a known binary container ([`CONTAINERS`]: an
+//! executable, a document, an image, an archive, a database or a columnar file) can be
+//! refused, when the run asks for it
+//! ([`EngineOptions::refuse_containers`](crate::stream::EngineOptions::refuse_containers)):
+//! such an input is certainly not a list of lines. The look is made again after
+//! decompression, so a compressed archive is refused too.
+//!
+//! A decoding error of a compressed input names the codec and how many bytes of the
+//! compressed input the decoder had read when it stopped ([`Damaged`]): the damage lies at
+//! or before that offset. Every record decoded before it is read as usual.
+//!
+//! The first bytes are peeked and then put back in front of
 //! the stream, so not a byte is lost; the peek stops as soon as the bytes can no longer be
 //! the start of a magic number, so a terminal's first short line is not held back. Decoding
 //! starts only when the engine reaches the input (see [`Input::into_reader`]), so opening
@@ -24,9 +37,10 @@
 use std::fs::File;
 use std::io::{self, Cursor, Read};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
-/// The most bytes looked at to tell text from binary input: an input whose first block
-/// (after decompression) holds a NUL is not text.
+/// The most bytes looked at to tell a binary container from lines ([`CONTAINERS`]).
 pub const FIRST_BLOCK: usize = 8 * 1024;
 
 /// A compression format recognized by its magic number.
@@ -36,6 +50,129 @@ enum Codec {
     Zstd,
     Xz,
     Bzip2,
+}
+
+impl Codec {
+    fn name(self) -> &'static str {
+        match self {
+            Codec::Gzip => "gzip",
+            Codec::Zstd => "zstd",
+            Codec::Xz => "xz",
+            Codec::Bzip2 => "bzip2",
+        }
+    }
+}
+
+/// A binary container format that is certainly not a list of lines, recognized by the bytes
+/// it starts with: its name, where its magic number lies, the magic number, and whether a
+/// NUL must also be among the first [`FIRST_BLOCK`] bytes. That last test is for the magic
+/// numbers a line of text could start with (`PAR1`, `GIF89a`, `MZ`, a tar header's
+/// `ustar`): the formats behind them always have NULs right after. An uncompressed WARC
+/// file is text, and is not among them.
+pub struct Container {
+    /// The format's name, as the refusal names it.
+    pub name: &'static str,
+    offset: usize,
+    magic: &'static [u8],
+    with_nul: bool,
+}
+
+const fn container(name: &'static str, magic: &'static [u8]) -> Container {
+    Container {
+        name,
+        offset: 0,
+        magic,
+        with_nul: false,
+    }
+}
+
+const fn container_with_nul(name: &'static str, offset: usize, magic: &'static [u8]) -> Container {
+    Container {
+        name,
+        offset,
+        magic,
+        with_nul: true,
+    }
+}
+
+/// The binary containers refused by their first bytes (each format's specification gives its
+/// magic number). The list is in the README and in `irinorm man`.
+pub const CONTAINERS: &[Container] = &[
+    container("ELF executable", b"\x7FELF"),
+    container("Mach-O executable", b"\xFE\xED\xFA\xCE"),
+    container("Mach-O executable", b"\xFE\xED\xFA\xCF"),
+    container("Mach-O executable", b"\xCE\xFA\xED\xFE"),
+    container("Mach-O executable", b"\xCF\xFA\xED\xFE"),
+    container(
+        "Java class file or Mach-O universal binary",
+        b"\xCA\xFE\xBA\xBE",
+    ),
+    container_with_nul("Windows executable (PE)", 0, b"MZ"),
+    container("WebAssembly module", b"\0asm"),
+    container("PDF document", b"%PDF-"),
+    container(
+        "ZIP archive (also JAR, DOCX, XLSX, ODT, EPUB)",
+        b"PK\x03\x04",
+    ),
+    container(
+        "ZIP archive (also JAR, DOCX, XLSX, ODT, EPUB)",
+        b"PK\x05\x06",
+    ),
+    container(
+        "ZIP archive (also JAR, DOCX, XLSX, ODT, EPUB)",
+        b"PK\x07\x08",
+    ),
+    container(
+        "OLE2 compound file (DOC, XLS, MSG)",
+        b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1",
+    ),
+    container("7-Zip archive", b"7z\xBC\xAF\x27\x1C"),
+    container("RAR archive", b"Rar!\x1A\x07"),
+    container_with_nul("tar archive", 257, b"ustar"),
+    container("LZ4 frame (decompress it first)", b"\x04\x22\x4D\x18"),
+    container("PNG image", b"\x89PNG\r\n\x1A\n"),
+    container("JPEG image", b"\xFF\xD8\xFF"),
+    container_with_nul("GIF image", 0, b"GIF87a"),
+    container_with_nul("GIF image", 0, b"GIF89a"),
+    container("TIFF image", b"II*\0"),
+    container("TIFF image", b"MM\0*"),
+    container("SQLite database", b"SQLite format 3\0"),
+    container_with_nul("Parquet file", 0, b"PAR1"),
+    container("Arrow IPC file", b"ARROW1\0\0"),
+    container("Avro object container file", b"Obj\x01"),
+];
+
+/// The binary container whose magic number `head` (an input's first bytes, up to
+/// [`FIRST_BLOCK`]) starts with, if any.
+pub fn container_of(head: &[u8]) -> Option<&'static Container> {
+    let head = &head[..head.len().min(FIRST_BLOCK)];
+    CONTAINERS.iter().find(|c| {
+        head.get(c.offset..c.offset + c.magic.len()) == Some(c.magic)
+            && (!c.with_nul || memchr::memchr(0, head).is_some())
+    })
+}
+
+/// The error for an input refused as `container` (an [`io::ErrorKind::InvalidData`]
+/// error, as the engine gives it).
+pub fn refusal(container: &Container) -> io::Error {
+    refused(container, None)
+}
+
+/// The error for an input refused as a binary container; `codec` is the compression it
+/// was found inside, if any.
+fn refused(container: &Container, codec: Option<Codec>) -> io::Error {
+    let inside = codec.map_or(String::new(), |c| {
+        format!(", once decompressed ({}),", c.name())
+    });
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "refused: its first bytes{inside} are the magic number of a binary format, {} \
+             (irinorm reads lines of text; gzip, zstd, xz and bzip2 are decompressed); \
+             `--binary text` reads it as lines anyway",
+            container.name
+        ),
+    )
 }
 
 /// In a signature, the byte that stands for a bzip2 block size digit, `1`–`9` (no
@@ -166,10 +303,24 @@ impl Input {
         decode(self.reader, false)
     }
 
-    /// [`Input::into_reader`], refusing an input that is not text: one whose first block
-    /// ([`FIRST_BLOCK`] bytes at most, after decompression) holds a NUL byte.
+    /// [`Input::into_reader`], refusing an input that is certainly not a list of lines: one
+    /// whose first bytes (after decompression) are the magic number of a binary container
+    /// ([`container_of`]).
     pub fn into_text_reader(self) -> io::Result<Box<dyn Read + Send>> {
         decode(self.reader, true)
+    }
+
+    /// The binary container a regular file is, by its first bytes as stored
+    /// ([`container_of`]), for a caller that refuses such inputs before any record is
+    /// written. `None` for anything else, a compressed file, or an input that is not a
+    /// regular file (those are looked at when they are read).
+    pub fn container(&self) -> io::Result<Option<&'static Container>> {
+        let Some(path) = &self.path else {
+            return Ok(None);
+        };
+        let mut head = vec![0u8; FIRST_BLOCK];
+        let n = fill(&mut File::open(path)?, &mut head, FIRST_BLOCK, |_| true)?;
+        Ok(container_of(&head[..n]))
     }
 
     /// The input as the engine's reader takes it.
@@ -241,73 +392,132 @@ fn fill(
     Ok(filled)
 }
 
-/// The error for an input that is not text: where its first NUL byte is.
-fn not_text(offset: usize, decoded: bool) -> io::Error {
-    let what = if decoded { "decompressed " } else { "" };
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!(
-            "not text: a NUL byte at {what}byte {} (irinorm reads lines of text; gzip, zstd, xz \
-             and bzip2 are decompressed, other binary formats are refused)",
-            offset + 1
-        ),
-    )
-}
-
 /// Peeks at the first bytes of `raw` and returns the stream to read lines from: a
-/// decompressor when they are a gzip, zstd, xz or bzip2 magic number, otherwise the stream
-/// itself. The peeked bytes are put back in front either way. With `reject_binary`, a NUL
-/// byte in the first block of what the stream holds (decompressed) is an
-/// [`io::ErrorKind::InvalidData`] error.
+/// decompressor when they are a gzip, zstd, xz or bzip2 magic number (whose errors say where
+/// decoding stopped, [`Damaged`]), otherwise the stream itself. The peeked bytes are put
+/// back in front either way. With `refuse_containers`, an input whose first bytes (after
+/// decompression) are a binary container's magic number is an
+/// [`io::ErrorKind::InvalidData`] error ([`container_of`]).
 pub(crate) fn decode<'a>(
-    mut raw: Box<dyn Read + Send + 'a>,
-    reject_binary: bool,
+    raw: Box<dyn Read + Send + 'a>,
+    refuse_containers: bool,
 ) -> io::Result<Box<dyn Read + Send + 'a>> {
+    let mut raw = raw;
     let mut head = vec![0u8; FIRST_BLOCK];
-    let n = fill(&mut raw, &mut head, MAGIC_LEN, undecided)?;
-    head.truncate(n);
-    let codec = sniff(&head, reject_binary)?;
-    let stream = Cursor::new(head).chain(raw);
-    let decoded: Box<dyn Read + Send + 'a> = match codec {
-        None => return Ok(Box::new(stream)),
-        Some(Codec::Gzip) => Box::new(flate2::read::MultiGzDecoder::new(stream)),
-        Some(Codec::Zstd) => Box::new(zstd::stream::read::Decoder::new(stream)?),
-        Some(Codec::Xz) => Box::new(liblzma::read::XzDecoder::new_multi_decoder(stream)),
-        Some(Codec::Bzip2) => Box::new(bzip2::read::MultiBzDecoder::new(stream)),
+    // Enough bytes to tell a codec, and a container's magic number where one may begin.
+    let want = if refuse_containers {
+        FIRST_BLOCK
+    } else {
+        MAGIC_LEN
     };
-    if !reject_binary {
-        return Ok(decoded);
+    let n = fill(&mut raw, &mut head, want, |h| {
+        undecided(h) || (refuse_containers && container_undecided(h))
+    })?;
+    head.truncate(n);
+    let codec = sniff(&head, refuse_containers)?;
+    let stream = Cursor::new(head).chain(raw);
+    let Some(codec) = codec else {
+        return Ok(Box::new(stream));
+    };
+    let read = Arc::new(AtomicU64::new(0));
+    let stream = Tally {
+        inner: stream,
+        read: Arc::clone(&read),
+    };
+    let decoder: Box<dyn Read + Send + 'a> = match codec {
+        Codec::Gzip => Box::new(flate2::read::MultiGzDecoder::new(stream)),
+        Codec::Zstd => Box::new(zstd::stream::read::Decoder::new(stream)?),
+        Codec::Xz => Box::new(liblzma::read::XzDecoder::new_multi_decoder(stream)),
+        Codec::Bzip2 => Box::new(bzip2::read::MultiBzDecoder::new(stream)),
+    };
+    let mut decoded = Damaged {
+        inner: decoder,
+        codec,
+        read,
+    };
+    if !refuse_containers {
+        return Ok(Box::new(decoded));
     }
-    // The first block of the decompressed text: one read's worth, so that a slow source is
-    // not waited on for a whole block.
-    let mut decoded = decoded;
+    // The first block of the decompressed text, as far as the first reads give it.
     let mut block = vec![0u8; FIRST_BLOCK];
-    let n = fill(&mut decoded, &mut block, 1, |_| false)?;
+    let n = fill(&mut decoded, &mut block, FIRST_BLOCK, container_undecided)?;
     block.truncate(n);
-    if let Some(at) = memchr::memchr(0, &block) {
-        return Err(not_text(at, true));
+    if let Some(container) = container_of(&block) {
+        return Err(refused(container, Some(codec)));
     }
     Ok(Box::new(Cursor::new(block).chain(decoded)))
 }
 
-/// What the first bytes of an input (one read's worth, at most [`FIRST_BLOCK`]) say of it:
-/// the codec it is compressed with, if any; an error where it is not compressed but is not
-/// text either (`reject_binary` and a NUL byte).
-fn sniff(head: &[u8], reject_binary: bool) -> io::Result<Option<Codec>> {
+/// Whether to read on before deciding whether `head` is a binary container: until the
+/// first line feed (a record needs it anyway, so a short first line typed at a terminal is
+/// not held back) or [`FIRST_BLOCK`] bytes. A container's magic number and the NUL some of
+/// them need come before any line feed in the formats of [`CONTAINERS`].
+fn container_undecided(head: &[u8]) -> bool {
+    head.len() < FIRST_BLOCK
+        && container_of(head).is_none()
+        && memchr::memchr(b'\n', head).is_none()
+}
+
+/// What the first bytes of an input say of it: the codec it is compressed with, if any; an
+/// error where it is refused as a binary container (`refuse_containers`).
+fn sniff(head: &[u8], refuse_containers: bool) -> io::Result<Option<Codec>> {
     let codec = detect(head);
-    if reject_binary && codec.is_none() {
-        if let Some(at) = memchr::memchr(0, head) {
-            return Err(not_text(at, false));
+    if refuse_containers && codec.is_none() {
+        if let Some(container) = container_of(head) {
+            return Err(refused(container, None));
         }
     }
     Ok(codec)
 }
 
 /// Whether an input whose first bytes are `head` (as [`sniff`] takes them) is plain text, to
-/// be read as it is: `Ok(false)` where it is compressed, an error where it is refused as
-/// binary.
-pub(crate) fn is_plain(head: &[u8], reject_binary: bool) -> io::Result<bool> {
-    Ok(sniff(&head[..head.len().min(FIRST_BLOCK)], reject_binary)?.is_none())
+/// be read as it is: `Ok(false)` where it is compressed, an error where it is refused as a
+/// binary container.
+pub(crate) fn is_plain(head: &[u8], refuse_containers: bool) -> io::Result<bool> {
+    Ok(sniff(&head[..head.len().min(FIRST_BLOCK)], refuse_containers)?.is_none())
+}
+
+/// A compressed stream that counts the bytes read from it, for [`Damaged`].
+struct Tally<R> {
+    inner: R,
+    read: Arc<AtomicU64>,
+}
+
+impl<R: Read> Read for Tally<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.read.fetch_add(n as u64, Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// A decompressor whose errors say which codec failed and how many bytes of the compressed
+/// input it had read then (SPEC §2): the damage lies at or before that offset (a decoder
+/// reads ahead by up to its buffer, 32 KiB at most for these). A truncated input is an error
+/// too, [`io::ErrorKind::UnexpectedEof`], never a quiet end.
+struct Damaged<'a> {
+    inner: Box<dyn Read + Send + 'a>,
+    codec: Codec,
+    read: Arc<AtomicU64>,
+}
+
+impl Read for Damaged<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.inner.read(buf).map_err(|e| {
+            if e.kind() == io::ErrorKind::Interrupted {
+                return e;
+            }
+            let at = self.read.load(Ordering::Relaxed);
+            io::Error::new(
+                e.kind(),
+                format!(
+                    "damaged {} data: {e}; decoding stopped after byte {at} of the compressed \
+                     input (every record before was read)",
+                    self.codec.name()
+                ),
+            )
+        })
+    }
 }
 
 #[cfg(test)]
@@ -391,32 +601,78 @@ mod tests {
     }
 
     #[test]
-    fn binary_input_is_refused_only_when_asked() {
-        let data = b"http://a/\n\x00\x01\x02".to_vec();
-        let input = Input::from_reader("t", Cursor::new(data.clone()));
-        assert_eq!(read_all(input).unwrap(), data);
-        let input = Input::from_reader("t", Cursor::new(data.clone()));
-        let error = input.into_text_reader().err().unwrap();
-        assert_eq!(error.kind(), io::ErrorKind::InvalidData);
-        assert!(error.to_string().contains("NUL byte at byte 11"), "{error}");
+    fn only_binary_containers_are_refused_and_only_when_asked() {
+        let refused = |data: &[u8]| {
+            let input = Input::from_reader("t", Trickle(data.to_vec(), 0));
+            input.into_text_reader().err().map(|e| e.to_string())
+        };
+        // NUL bytes anywhere are characters of records, never a reason to refuse.
+        for data in [
+            &b"http://a/\n\x00\x01\x02"[..],
+            &[0u8; 4096],
+            b"\0http://a/\n",
+        ] {
+            assert_eq!(refused(data), None);
+            let input = Input::from_reader("t", Cursor::new(data.to_vec()));
+            let mut out = Vec::new();
+            input
+                .into_text_reader()
+                .unwrap()
+                .read_to_end(&mut out)
+                .unwrap();
+            assert_eq!(out, data);
+        }
+        let pdf = b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n1 0 obj\n";
+        assert!(refused(pdf).unwrap().contains("PDF document"));
+        assert!(refused(b"\x7FELF\x02\x01\x01\0").unwrap().contains("ELF"));
+        assert!(refused(b"PK\x03\x04\x14\0").unwrap().contains("ZIP"));
         // Inside a compressed input too.
-        let input = Input::from_reader("t", Cursor::new(gzip(&data)));
-        let error = input.into_text_reader().err().unwrap();
+        let error = refused(&gzip(pdf)).unwrap();
         assert!(
-            error.to_string().contains("decompressed byte 11"),
+            error.contains("decompressed (gzip)") && error.contains("PDF"),
             "{error}"
         );
-        // A NUL after the first block is a character of a record like any other.
-        let mut late = vec![b'a'; FIRST_BLOCK];
-        late.push(0);
-        let input = Input::from_reader("t", Cursor::new(late.clone()));
+        // The magic numbers a text line could start with need a NUL too.
+        assert_eq!(refused(b"PAR1 is a path\nhttp://a/\n"), None);
+        assert!(refused(b"PAR1\x15\x04\x15\0").unwrap().contains("Parquet"));
+        assert_eq!(refused(b"GIF89a\n"), None);
+        assert_eq!(refused(b"MZ\n"), None);
+        let mut tar = vec![0u8; 1024];
+        tar[..8].copy_from_slice(b"urls.txt");
+        tar[257..262].copy_from_slice(b"ustar");
+        assert!(refused(&tar).unwrap().contains("tar archive"));
+        // Not asked: read as it is.
+        let input = Input::from_reader("t", Cursor::new(pdf.to_vec()));
+        assert_eq!(read_all(input).unwrap(), pdf);
+        // Every signature is told by `container_of` from its own bytes (with a NUL after).
+        for c in CONTAINERS {
+            let mut head = vec![b'x'; c.offset];
+            head.extend_from_slice(c.magic);
+            head.push(0);
+            assert_eq!(container_of(&head).map(|f| f.name), Some(c.name));
+        }
+    }
+
+    #[test]
+    fn damaged_compressed_input_says_where_decoding_stopped() {
+        let text = b"http://example.com/a\n".repeat(5000);
+        let data = gzip(&text);
+        let cut = &data[..data.len() / 2];
+        let input = Input::from_reader("t", Cursor::new(cut.to_vec()));
         let mut out = Vec::new();
-        input
-            .into_text_reader()
+        let error = input
+            .into_reader()
             .unwrap()
             .read_to_end(&mut out)
-            .unwrap();
-        assert_eq!(out, late);
+            .unwrap_err();
+        let message = error.to_string();
+        assert!(message.starts_with("damaged gzip data: "), "{message}");
+        assert!(
+            message.contains(&format!("after byte {} of the compressed", cut.len())),
+            "{message}"
+        );
+        // What was decoded before is a prefix of the text.
+        assert!(!out.is_empty() && text.starts_with(&out));
     }
 
     #[test]

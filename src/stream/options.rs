@@ -73,11 +73,14 @@ pub struct EngineOptions {
     pub with_filename: bool,
     /// End each output record with a NUL byte instead of a line feed (`--null`).
     pub null_terminated: bool,
-    /// Refuse an input that is not text: one whose first block (after decompression)
-    /// holds a NUL byte is an input error, [`RunError::Input`](crate::stream::RunError::Input),
-    /// before any of its records is read. Off by default: then a NUL is a character of a
-    /// record like any other (an invalid one for the library's operations).
-    pub reject_binary: bool,
+    /// Refuse an input whose first bytes (after decompression) are the magic number of a
+    /// known binary container ([`crate::stream::input::CONTAINERS`]: an executable, a PDF,
+    /// a ZIP archive, an image, a database, a columnar file): an input error,
+    /// [`RunError::Input`](crate::stream::RunError::Input), before any of its records is
+    /// read. Off by default (the command line turns it on unless `--binary text`). Any other
+    /// input is read as lines whatever its bytes: a NUL is a character of a record, which
+    /// makes that record invalid ([`crate::ErrorKind::Nul`]), never the input.
+    pub refuse_containers: bool,
     /// Whether regular files are read through a memory map (off by default; on only through
     /// the `unsafe` [`EngineOptions::with_mmap`], whose contract it needs; the command line
     /// turns it on unless `--no-mmap`).
@@ -96,7 +99,7 @@ crate::ladder::options::setters!(EngineOptions {
     max_diagnostics: usize => with_max_diagnostics,
     with_filename: bool => with_with_filename,
     null_terminated: bool => with_null_terminated,
-    reject_binary: bool => with_reject_binary,
+    refuse_containers: bool => with_refuse_containers,
 });
 
 impl EngineOptions {
@@ -157,7 +160,7 @@ impl Default for EngineOptions {
             max_diagnostics: 20,
             with_filename: false,
             null_terminated: false,
-            reject_binary: false,
+            refuse_containers: false,
             mmap: false,
         }
     }

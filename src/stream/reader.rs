@@ -71,7 +71,7 @@ pub(super) struct Reader<'s> {
     /// Whether chunks are numbered here (see [`Chunk::first_line`]).
     count_lines: bool,
     /// Whether an input whose first block holds a NUL is refused.
-    reject_binary: bool,
+    refuse_containers: bool,
     /// Whether regular files are mapped rather than read.
     mmap: bool,
     /// The line number, in the current input, of the next line to send (when counting).
@@ -104,7 +104,7 @@ impl<'s> Reader<'s> {
             spare: None,
             seq: 0,
             count_lines: options.format().needs_lines(),
-            reject_binary: options.reject_binary,
+            refuse_containers: options.refuse_containers,
             mmap: options.mmap,
             line: 1,
             bytes: 0,
@@ -153,7 +153,7 @@ impl<'s> Reader<'s> {
         progress: Option<&dyn Progress>,
     ) -> Result<(), Halt> {
         if let Some(map) = self.map(&source) {
-            if input::is_plain(map.bytes(), self.reject_binary).map_err(Halt::Failed)? {
+            if input::is_plain(map.bytes(), self.refuse_containers).map_err(Halt::Failed)? {
                 return self.cut_mapped(input, Arc::new(map), progress);
             }
         }
@@ -165,7 +165,7 @@ impl<'s> Reader<'s> {
             }),
             None => source.reader,
         };
-        let mut stream = input::decode(reader, self.reject_binary).map_err(Halt::Failed)?;
+        let mut stream = input::decode(reader, self.refuse_containers).map_err(Halt::Failed)?;
         self.read_input(input, &mut *stream)
     }
 

@@ -42,9 +42,13 @@ impl Records {
         Records::decoded(input, max_line_bytes, true)
     }
 
-    fn decoded(input: Input, max_line_bytes: usize, reject_binary: bool) -> io::Result<Records> {
+    fn decoded(
+        input: Input,
+        max_line_bytes: usize,
+        refuse_containers: bool,
+    ) -> io::Result<Records> {
         let raw = input.into_source().reader;
-        let decoded = input::decode(raw, reject_binary)?;
+        let decoded = input::decode(raw, refuse_containers)?;
         Ok(Records {
             reader: BufReader::with_capacity(1 << 16, decoded),
             max_line_bytes: max_line_bytes.max(1),

@@ -1154,23 +1154,27 @@ fn xz_and_bzip2_inputs_and_binary_input() {
         let o = run(&["normalize", "--explain", path.to_str().unwrap()], b"");
         assert!(stdout(&o).contains("= http://a/4999\n"), "{name}");
     }
-    // Binary input: a NUL in the first block.
+    // Binary input: a PNG image, refused by its magic number, named and given as a file or
+    // through standard input; `--binary text` reads it as lines.
     let binary = dir.join("image.bin");
-    std::fs::write(&binary, b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR").unwrap();
+    let png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR";
+    std::fs::write(&binary, png).unwrap();
+    let path = binary.to_str().unwrap();
     for args in [
-        vec!["normalize", binary.to_str().unwrap()],
-        vec!["check", binary.to_str().unwrap()],
-        vec!["normalize", "--explain", binary.to_str().unwrap()],
+        vec!["normalize", path],
+        vec!["check", path],
+        vec!["normalize", "--explain", path],
+        vec!["normalize"],
     ] {
-        let o = run(&args, b"");
+        let o = run(&args, png);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert_eq!(stdout(&o), "");
         let err = stderr(&o);
-        assert!(
-            err.contains("image.bin: not text: a NUL byte at byte 9"),
-            "{err}"
-        );
+        assert!(err.contains("magic number of a binary format, PNG image"), "{err}");
     }
+    let o = run(&["normalize", "--binary", "text", path], b"");
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o).lines().count(), 3);
 }
 
 /// Item: `--version` names the key version, the built-in profiles and the fast-path

@@ -14,8 +14,9 @@ use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stat
 use irinorm::{Error, ErrorKind};
 
 /// The test operation: uppercases ASCII letters; rejects a record holding `x` (a syntax
-/// error at the x's column) or a NUL (a control error at its column). So records get
-/// repaired, changed and rejected, with columns to map back.
+/// error at the x's column) or a NUL (a control error at its column, which the engine
+/// makes a `nul` error at the first NUL of the raw record). So records get repaired,
+/// changed and rejected, with columns to map back.
 pub fn upper(record: &str, out: &mut String) -> Result<(), Error> {
     for (i, c) in record.chars().enumerate() {
         if c == 'x' {
@@ -146,15 +147,43 @@ fn one_record(
         ));
     }
     let mut scratch = String::new();
-    let prepared = repair::prepare(record, options.repair(), &mut scratch, repairs)?;
     let mut key = String::new();
-    match upper(prepared, &mut key) {
-        Ok(()) => Ok(key),
-        Err(mut error) => {
-            if !options.strict {
-                error.column = repair::original_column(record, error.column);
+    let result =
+        repair::prepare(record, options.repair(), &mut scratch, repairs).and_then(|prepared| {
+            match upper(prepared, &mut key) {
+                Ok(()) => Ok(()),
+                Err(mut error) => {
+                    if !options.strict {
+                        error.column = repair::original_column(record, error.column);
+                    }
+                    Err(error)
+                }
             }
-            Err(error)
+        });
+    // A record with a NUL is refused for its first NUL, whatever else is wrong with it; its
+    // column counts characters, and each octet that is not UTF-8 as one.
+    match (result, record.iter().position(|&b| b == 0)) {
+        (Ok(()), _) => Ok(key),
+        (Err(_), Some(at)) => Err(Error::new(
+            ErrorKind::Nul,
+            units(&record[..at]) + 1,
+            "NUL byte",
+        )),
+        (Err(error), None) => Err(error),
+    }
+}
+
+/// The characters of `bytes`, where each octet that is not part of valid UTF-8 counts one.
+fn units(mut bytes: &[u8]) -> usize {
+    let mut n = 0;
+    loop {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => return n + text.chars().count(),
+            Err(e) => {
+                let valid = std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap();
+                n += valid.chars().count() + 1;
+                bytes = &bytes[e.valid_up_to() + 1..];
+            }
         }
     }
 }

@@ -119,7 +119,7 @@ fn nul_crlf_bom_and_missing_final_newline() {
     }
     let actual = run_engine(&options(1, 64), &[("t", b"a\0b")]);
     let stats = actual.result.unwrap();
-    assert_eq!(stats.invalid_of(ErrorKind::Control), 1);
+    assert_eq!(stats.invalid_of(ErrorKind::Nul), 1);
 }
 
 #[test]
@@ -223,21 +223,29 @@ fn files_mapped_or_read_give_the_same_records() {
         assert_eq!(stats.records, read_stats.records);
     }
 
-    let binary = crate::engine_common::Files::new(&[("binary", b"a\n\0b\n")]);
+    // A NUL is a character of a record; only a binary container's magic number is refused,
+    // mapped or read.
     for mmap in [true, false] {
         // SAFETY: as above.
-        let options = unsafe { options(2, 4096).with_mmap(mmap) }.with_reject_binary(true);
-        let actual = crate::engine_common::run_engine_files(&options, &binary);
+        let options = unsafe { options(2, 4096).with_mmap(mmap) }.with_refuse_containers(true);
+        let nul = crate::engine_common::Files::new(&[("nul", b"a\n\0b\n")]);
+        let actual = crate::engine_common::run_engine_files(&options, &nul);
+        assert_eq!(actual.output, b"A\n\n", "mmap={mmap}");
+        let stats = actual.result.unwrap();
+        assert_eq!(stats.invalid_of(irinorm::ErrorKind::Nul), 1);
+        let pdf = crate::engine_common::Files::new(&[("pdf", b"%PDF-1.7\nhttp://a/\n")]);
+        let actual = crate::engine_common::run_engine_files(&options, &pdf);
         assert!(actual.output.is_empty());
         match actual.result {
             Err(RunError::Input { source, .. }) => {
-                assert!(
-                    source.to_string().contains("a NUL byte at byte 3"),
-                    "{source}"
-                )
+                assert!(source.to_string().contains("PDF document"), "{source}")
             }
             other => panic!("mmap={mmap}: {other:?}"),
         }
+        // Read as lines when not refused.
+        let options = options.with_refuse_containers(false);
+        let actual = crate::engine_common::run_engine_files(&options, &pdf);
+        assert_eq!(actual.output, b"%25PDF-1.7\nHTTP://A/\n", "mmap={mmap}");
     }
 }
 

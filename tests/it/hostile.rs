@@ -150,10 +150,13 @@ fn private_use_only_in_the_query() {
 
 #[test]
 fn control_characters() {
-    rejected("http://a/\u{0}", ErrorKind::Control, 10);
+    rejected("http://a/\u{0}", ErrorKind::Nul, 10);
     rejected("http://a/b\tc", ErrorKind::Control, 11);
     rejected("http://a/\u{7F}", ErrorKind::Control, 10);
-    rejected("\u{0}", ErrorKind::Control, 1);
+    rejected("\u{0}", ErrorKind::Nul, 1);
+    // A NUL is the error of its record wherever it is, before any other.
+    rejected("http://a/\u{1}b\u{0}", ErrorKind::Nul, 12);
+    rejected("http://a b[/\u{0}", ErrorKind::Nul, 13);
     // C1 controls are not ucschar.
     rejected("http://a/\u{85}", ErrorKind::DisallowedChar, 10);
 }

@@ -235,6 +235,8 @@ fn check_all(input: &str) -> Result<(), TestCaseError> {
         )
         .err()
         .unwrap_or_else(|| parsed.unwrap_err());
+        // A NUL is the error of its record, before any other (SPEC §2).
+        let e = irinorm::iri::error::with_nul_first(input.as_bytes(), e);
         for (level, form) in LEVELS.iter().flat_map(|l| FORMS.map(|f| (*l, f))) {
             let e2 = key(level, form, input).unwrap_err();
             prop_assert_eq!((e2.kind, e2.column), (e.kind, e.column));
