@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the seed corpora of the fuzz targets from ../shared (beside the repository):
 # lines of ../shared/corpora/* and the inputs (and bases) of ../shared/conformance/cases.jsonl.
-# Writes fuzz/corpus/<target>/<sha1> (gitignored; never commit corpora). Deterministic.
+# Writes SEED_DIR/<target>/<sha1> (default SEED_DIR: fuzz/corpus; gitignored: the seeds
+# are lines of the shared corpora, which the project does not copy). Deterministic.
 #
 #   bash fuzz/seed.sh [SHARED_DIR]     (default: <repo>/../shared)
 #
@@ -9,7 +10,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 shared="${1:-$here/../../shared}"
-out="$here/corpus"
+out="${SEED_DIR:-$here/corpus}"
 mkdir -p "$out"
 exec python3 - "$shared" "$out" <<'PY'
 import hashlib, json, os, sys
@@ -96,7 +97,7 @@ def write(target, items):
         seen.add(h)
         with open(os.path.join(d, h), "wb") as f:
             f.write(it)
-    print(f"fuzz/corpus/{target}: {len(seen)} seeds")
+    print(f"{d}: {len(seen)} seeds")
 
 for t in ("parse", "normalize", "convert"):
     write(t, records)

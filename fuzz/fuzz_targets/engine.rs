@@ -1,7 +1,8 @@
 //! The streaming engine gives the same bytes and counts whatever its chunk size, thread
 //! count and read sizes: random input bytes, a random chunk size (1..=4096), 1..=4 threads
 //! and short reads against one thread with 1 MiB chunks, for every output mode, error
-//! policy, `unique`, and small `max_line_bytes` (the too-long path).
+//! policy, `unique`, small `max_line_bytes` (the too-long path), and with binary
+//! containers refused or not (the refusal depends on the bytes, not on the reads).
 //!
 //! Input: 3 bytes of settings, then the bytes the engine reads.
 
@@ -76,6 +77,8 @@ fuzz_target!(|data: &[u8]| {
     } else {
         usize::MAX
     };
+    // Bit 13 is also the threads' low bit: the two are drawn together.
+    let refuse_containers = (cfg >> 13) & 1 == 1;
 
     let base = EngineOptions::default()
         .with_output(output)
@@ -83,6 +86,7 @@ fuzz_target!(|data: &[u8]| {
         .with_on_error(on_error)
         .with_max_line_bytes(max_line_bytes)
         .with_stats(true)
+        .with_refuse_containers(refuse_containers)
         .with_max_diagnostics(0);
     let n = normalizer();
     let op = |rec: &str, out: &mut String| -> Result<(), Error> { n.normalize_into(rec, out) };

@@ -285,6 +285,19 @@ def test_check_arrow():
     assert large.type.field("key").type == pa.large_string()
 
 
+def test_a_nul_is_an_invalid_record_never_a_cut_key():
+    n = irinorm.Normalizer()
+    # A NUL anywhere: an invalid record of the kind "nul", at its first NUL (1-based), in
+    # every entry point; the records around it are as without it.
+    urls = ["http://a.example/", "http://a.example/\0b", "\0" * 4096 + "http://b.example/", "http://c.example/\0"]
+    assert irinorm.normalize(urls[1]) is None and n.normalize(urls[2]) is None
+    assert n.normalize_many(urls) == ["http://a.example/", None, None, None]
+    assert n.normalize_arrow(pa.array(urls)).to_pylist() == ["http://a.example/", None, None, None]
+    rows = n.check_arrow(pa.array(urls)).to_pylist()
+    assert [(r["error_kind"], r["error_column"]) for r in rows] == [(None, None), ("nul", 18), ("nul", 1), ("nul", 18)]
+    assert n.explain(urls[1])["error"]["kind"] == "nul"
+
+
 def test_explain():
     n = irinorm.Normalizer()
     e = n.explain(" HTTP://Example.com:80/%7e")

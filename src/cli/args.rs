@@ -210,6 +210,11 @@ pub(crate) struct SharedArgs {
     /// fingerprints, ~21 bytes per distinct key).
     #[arg(long)]
     pub(crate) unique: bool,
+    /// The most memory --unique's set of keys may take (K, M, G, T: powers of 1024); a run
+    /// that needs more stops with exit 2 at the first record whose key does not fit, every
+    /// record before it written [default: half the memory of the machine or container].
+    #[arg(long, value_name = "SIZE", value_parser = super::memory::parse_size)]
+    pub(crate) unique_memory: Option<usize>,
     /// No diagnostics about invalid records (errors that stop the run are still printed).
     #[arg(short, long)]
     pub(crate) quiet: bool,
@@ -377,6 +382,11 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
         .with_strict(shared.strict)
         .with_max_line_bytes(shared.max_line_bytes.max(1))
         .with_unique(shared.unique)
+        .with_unique_memory(
+            shared
+                .unique_memory
+                .unwrap_or_else(super::memory::default_unique_memory),
+        )
         .with_stats(shared.wants_stats())
         .with_max_diagnostics(if shared.quiet {
             0

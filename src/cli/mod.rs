@@ -27,6 +27,7 @@ mod args;
 mod compare;
 mod explain;
 mod lines;
+mod memory;
 mod pipe;
 mod progress;
 mod sigbus;

@@ -616,7 +616,10 @@ mod tests {
         assert_eq!(nul("h\u{e9}\u{1F600}\0".as_bytes()), (ErrorKind::Nul, 4));
         assert_eq!(nul(b"a\xFF\xFEb\0"), (ErrorKind::Nul, 5));
         // No NUL: the error as it was; a too-long record is not looked at.
-        assert_eq!(crate::iri::error::with_nul_first(b"http://a/", other.clone()), other);
+        assert_eq!(
+            crate::iri::error::with_nul_first(b"http://a/", other.clone()),
+            other
+        );
         let long = Error::new(ErrorKind::TooLong, 0, "too long");
         assert_eq!(crate::iri::error::with_nul_first(b"\0", long.clone()), long);
         // Through the lenient and the strict preparation alike.

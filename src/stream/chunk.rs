@@ -182,6 +182,9 @@ impl Report {
 pub(super) struct Span {
     pub(super) start: usize,
     pub(super) end: usize,
+    /// The record's line, numbered as [`Diagnostic::line`] is: for the error of a set
+    /// that is full.
+    pub(super) line: u64,
     pub(super) fingerprint: u128,
 }
 

@@ -34,7 +34,19 @@
 //!   are one fingerprint to the set. That adds one colliding pair among 2¹²⁸ values: the
 //!   odds that two of n distinct keys are taken for one stay about n²/2¹²⁹.
 
+//!
+//! # Its memory cap
+//!
+//! A set may be given a cap on the bytes of its slots ([`FingerprintSet::with_limit`]). A
+//! growth that would pass it (counting both copies of the sub-table that grows, which are
+//! held together for a moment) is not made: the insert fails with [`Full`], and the set stays
+//! as it was, so a run can stop with a clear error before the system runs out of memory.
+
 use crate::stream::chunk::Span;
+
+/// An insert refused because the set would have grown past its memory cap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Full;
 
 /// The fingerprint of a key (XXH3-128).
 #[inline]
@@ -63,6 +75,10 @@ const ZERO_STAND_IN: u128 = 1;
 pub(super) struct FingerprintSet {
     shards: Box<[Shard]>,
     len: usize,
+    /// The bytes of the slots of all sub-tables.
+    bytes: usize,
+    /// The most bytes the slots may take, growth included.
+    limit: usize,
 }
 
 /// One sub-table: `capacity` home slots and a tail of [`TAIL`] or more, in ascending order
@@ -77,21 +93,45 @@ impl Default for FingerprintSet {
     fn default() -> Self {
         let stagger = |i| FIRST_CAPACITY + FIRST_CAPACITY * i / (4 * SHARDS);
         let shards = (0..SHARDS).map(|i| Shard::with_capacity(stagger(i)));
+        let shards: Box<[Shard]> = shards.collect();
+        let bytes = shards.iter().map(Shard::bytes).sum();
         FingerprintSet {
-            shards: shards.collect(),
+            shards,
             len: 0,
+            bytes,
+            limit: usize::MAX,
         }
     }
 }
 
 impl FingerprintSet {
-    /// Adds `fingerprint`; returns whether it was new.
+    /// An empty set whose slots may take at most `limit` bytes (see the [module](self)
+    /// comment); an empty set takes about 100 KiB.
+    pub(super) fn with_limit(limit: usize) -> Self {
+        FingerprintSet {
+            limit,
+            ..FingerprintSet::default()
+        }
+    }
+
+    /// Adds `fingerprint`; returns whether it was new, or [`Full`] where adding it would
+    /// grow the set past its cap (the set is then as it was).
     #[inline]
-    pub(super) fn insert(&mut self, fingerprint: u128) -> bool {
+    pub(super) fn insert(&mut self, fingerprint: u128) -> Result<bool, Full> {
         let f = stored(fingerprint);
-        let new = self.shards[shard_of(f)].insert(f);
+        let room = self.limit.saturating_sub(self.bytes);
+        let shard = &mut self.shards[shard_of(f)];
+        let before = shard.bytes();
+        let new = shard.insert(f, room)?;
+        self.bytes = self.bytes - before + shard.bytes();
         self.len += usize::from(new);
-        new
+        Ok(new)
+    }
+
+    /// The bytes the slots of the set take.
+    #[cfg(test)]
+    fn bytes(&self) -> usize {
+        self.bytes
     }
 
     /// Whether `fingerprint` is in the set.
@@ -122,7 +162,7 @@ impl FingerprintSet {
         self.len
     }
 
-    /// The bytes of the slots of all sub-tables.
+    /// The bytes of the slots of all sub-tables, counted afresh.
     #[cfg(test)]
     fn slot_bytes(&self) -> usize {
         let slots: usize = self.shards.iter().map(|s| s.slots.len()).sum();
@@ -163,16 +203,23 @@ impl Shard {
         }
     }
 
-    /// Adds the stored fingerprint `f`; returns whether it was new.
+    /// The bytes of the slots.
+    fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<u128>()
+    }
+
+    /// Adds the stored fingerprint `f`; returns whether it was new. A growth may take
+    /// `room` more bytes at most, the old slots included (both are held while it is made):
+    /// [`Full`] where it would take more.
     #[inline]
-    fn insert(&mut self, f: u128) -> bool {
+    fn insert(&mut self, f: u128, room: usize) -> Result<bool, Full> {
         loop {
             let at = self.search(f);
             if self.slots.get(at) == Some(&f) {
-                return false;
+                return Ok(false);
             }
             if (self.len + 1) * MAX_LOAD.1 > self.capacity * MAX_LOAD.0 {
-                self.rebuild(self.capacity + (self.capacity / 4).max(1));
+                self.grow(self.capacity + (self.capacity / 4).max(1), room)?;
                 continue;
             }
             // Shift the rest of the run, up to the next empty slot, to make room.
@@ -182,12 +229,23 @@ impl Shard {
                     slots.copy_within(..end, 1);
                     slots[0] = f;
                     self.len += 1;
-                    return true;
+                    return Ok(true);
                 }
                 // The run reaches the end of the tail: lengthen the tail.
-                None => self.rebuild(self.capacity),
+                None => self.grow(self.capacity, room)?,
             }
         }
+    }
+
+    /// [`Shard::rebuild`] for `capacity`, where the new slots (at least `capacity` plus a
+    /// tail, and one more slot than now) fit in `room` bytes.
+    fn grow(&mut self, capacity: usize, room: usize) -> Result<(), Full> {
+        let at_least = (capacity + TAIL).max(self.slots.len() + 1);
+        if at_least.saturating_mul(std::mem::size_of::<u128>()) > room {
+            return Err(Full);
+        }
+        self.rebuild(capacity);
+        Ok(())
     }
 
     /// The slot of `f` if it is here, or else where it would go: the first slot from its
@@ -228,17 +286,35 @@ impl Shard {
 /// How many fingerprints [`keep_first`] hands to [`FingerprintSet::prefetch`] at a time.
 const PREFETCH_BATCH: usize = 32;
 
+/// What [`keep_first`] did with a chunk.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Kept {
+    /// How many records were squeezed out.
+    pub(super) dropped: u64,
+    /// Where the set was full: the index in `spans` of the record whose key did not fit.
+    /// `out` then ends just before that record.
+    pub(super) full_at: Option<usize>,
+}
+
 /// Squeezes out of `out` the records whose key is in `seen` already, and adds the others'
 /// keys to it. `spans` are the valid records' outputs in `out`, in order; what lies between
-/// them (invalid records) stays. Returns how many records were squeezed out.
-pub(super) fn keep_first(out: &mut Vec<u8>, spans: &[Span], seen: &mut FingerprintSet) -> u64 {
+/// them (invalid records) stays. Where the set is full ([`Full`]), `out` is cut just before
+/// the record whose key did not fit.
+pub(super) fn keep_first(out: &mut Vec<u8>, spans: &[Span], seen: &mut FingerprintSet) -> Kept {
     let mut dropped = 0;
     let mut kept = 0;
     let mut from = 0;
-    for batch in spans.chunks(PREFETCH_BATCH) {
+    for (b, batch) in spans.chunks(PREFETCH_BATCH).enumerate() {
         seen.prefetch(batch.iter().map(|s| s.fingerprint));
-        for span in batch {
-            let to = if seen.insert(span.fingerprint) {
+        for (i, span) in batch.iter().enumerate() {
+            let Ok(new) = seen.insert(span.fingerprint) else {
+                // The records before this one stay, and nothing after.
+                out.copy_within(from..span.start, kept);
+                out.truncate(kept + (span.start - from));
+                let full_at = Some(b * PREFETCH_BATCH + i);
+                return Kept { dropped, full_at };
+            };
+            let to = if new {
                 span.end
             } else {
                 dropped += 1;
@@ -256,7 +332,10 @@ pub(super) fn keep_first(out: &mut Vec<u8>, spans: &[Span], seen: &mut Fingerpri
         out.copy_within(from..len, kept);
     }
     out.truncate(kept + (len - from));
-    dropped
+    Kept {
+        dropped,
+        full_at: None,
+    }
 }
 
 #[cfg(test)]
@@ -270,9 +349,9 @@ mod tests {
     #[test]
     fn fingerprints_tell_keys_apart() {
         let mut set = FingerprintSet::default();
-        assert!(set.insert(fingerprint(b"http://a/")));
-        assert!(!set.insert(fingerprint(b"http://a/")));
-        assert!(set.insert(fingerprint(b"http://b/")));
+        assert!(set.insert(fingerprint(b"http://a/")).unwrap());
+        assert!(!set.insert(fingerprint(b"http://a/")).unwrap());
+        assert!(set.insert(fingerprint(b"http://b/")).unwrap());
         assert_eq!(set.len(), 2);
     }
 
@@ -280,15 +359,15 @@ mod tests {
     fn zero_and_its_stand_in_are_one_fingerprint() {
         let mut set = FingerprintSet::default();
         assert!(!set.contains(0));
-        assert!(set.insert(0));
+        assert!(set.insert(0).unwrap());
         assert!(set.contains(0) && set.contains(ZERO_STAND_IN));
-        assert!(!set.insert(0));
-        assert!(!set.insert(ZERO_STAND_IN));
+        assert!(!set.insert(0).unwrap());
+        assert!(!set.insert(ZERO_STAND_IN).unwrap());
         assert_eq!(set.len(), 1);
         // Their neighbours in both halves of the value are other fingerprints.
         for other in [2, 1 << 64, u128::MAX] {
             assert!(!set.contains(other));
-            assert!(set.insert(other));
+            assert!(set.insert(other).unwrap());
         }
         assert_eq!(set.len(), 4);
     }
@@ -308,12 +387,12 @@ mod tests {
             .chain([50_000, 75_000, 120_000, 150_000, 200_000])
         {
             for f in spread(size).skip(next) {
-                assert!(set.insert(f));
+                assert!(set.insert(f).unwrap());
             }
             next = next.max(size as usize);
             assert_eq!(set.len(), next);
             assert!(spread(next as u64).all(|f| set.contains(f)));
-            assert!(spread(next as u64).all(|f| !set.insert(f)));
+            assert!(spread(next as u64).all(|f| !set.insert(f).unwrap()));
             assert!(!set.contains(xxhash_rust::xxh3::xxh3_128(b"absent")));
             set.shards.iter().for_each(assert_valid);
             // The sub-tables, spread over the growth cycle, take about 20.5 bytes of slots a
@@ -336,11 +415,11 @@ mod tests {
         let last = |i: u128| (u128::from(u64::MAX) << (64 - SHARD_BITS)) | i;
         let mut set = FingerprintSet::default();
         for i in 1..=1000 {
-            assert!(set.insert(last(i)));
-            assert!(set.insert(i << 1));
+            assert!(set.insert(last(i)).unwrap());
+            assert!(set.insert(i << 1).unwrap());
         }
         assert!((1..=1000).all(|i| set.contains(last(i)) && set.contains(i << 1)));
-        assert!((1..=1000).all(|i| !set.insert(last(i))));
+        assert!((1..=1000).all(|i| !set.insert(last(i)).unwrap()));
         assert_eq!(set.len(), 2000);
         let shard = &set.shards[0];
         assert_valid(shard);
@@ -396,7 +475,7 @@ mod tests {
                 earlier.push(f);
                 let f_key = stored(f);
                 if insert {
-                    prop_assert_eq!(set.insert(f), reference.insert(f_key));
+                    prop_assert_eq!(set.insert(f).unwrap(), reference.insert(f_key));
                 } else {
                     prop_assert_eq!(set.contains(f), reference.contains(&f_key));
                 }
@@ -414,11 +493,12 @@ mod tests {
         let span = |start, end, key: &str| Span {
             start,
             end,
+            line: 0,
             fingerprint: fingerprint(key.as_bytes()),
         };
         // "a" was written by an earlier chunk; "!" is an invalid record between spans.
         let mut seen = FingerprintSet::default();
-        seen.insert(fingerprint(b"a"));
+        seen.insert(fingerprint(b"a")).unwrap();
         let mut out = b"a\nb\n!\na\nc\n".to_vec();
         let spans = [
             span(0, 2, "a"),
@@ -426,12 +506,88 @@ mod tests {
             span(6, 8, "a"),
             span(8, 10, "c"),
         ];
-        assert_eq!(keep_first(&mut out, &spans, &mut seen), 2);
+        assert_eq!(keep_first(&mut out, &spans, &mut seen).dropped, 2);
         assert_eq!(out, b"b\n!\nc\n");
         assert!(seen.contains(fingerprint(b"b")) && seen.contains(fingerprint(b"c")));
         let mut again = b"b\nc\n".to_vec();
         let spans = [span(0, 2, "b"), span(2, 4, "c")];
-        assert_eq!(keep_first(&mut again, &spans, &mut seen), 2);
+        assert_eq!(keep_first(&mut again, &spans, &mut seen).dropped, 2);
         assert!(again.is_empty());
+    }
+
+    #[test]
+    fn a_capped_set_refuses_to_grow_past_its_cap_and_stays_as_it_was() {
+        let limit = 1 << 20;
+        let mut set = FingerprintSet::with_limit(limit);
+        let mut added = 0u64;
+        let mut refused = None;
+        for f in spread(200_000) {
+            match set.insert(f) {
+                Ok(new) => {
+                    assert!(new);
+                    added += 1;
+                }
+                Err(Full) => {
+                    refused = Some(f);
+                    break;
+                }
+            }
+            assert!(set.bytes() <= limit);
+        }
+        let refused = refused.expect("1 MiB cannot hold 200,000 fingerprints");
+        assert_eq!(set.len() as u64, added);
+        assert_eq!(set.bytes(), set.slot_bytes());
+        // Near the cap: at least half of it holds fingerprints.
+        assert!(added * 16 * 2 > limit as u64, "{added}");
+        // Still as it was: every fingerprint in, the refused one out, and refused again.
+        assert!(spread(added).all(|f| set.contains(f)));
+        assert!(!set.contains(refused));
+        assert_eq!(set.insert(refused), Err(Full));
+        // A fingerprint already in is still found (no growth needed).
+        assert_eq!(set.insert(spread(1).next().unwrap()), Ok(false));
+        set.shards.iter().for_each(assert_valid);
+    }
+
+    #[test]
+    fn keep_first_cuts_the_output_before_the_record_that_did_not_fit() {
+        let span = |start, end, f| Span {
+            start,
+            end,
+            line: 0,
+            fingerprint: f,
+        };
+        // A set with no room to grow at all: it takes keys until a sub-table must grow.
+        let mut seen = FingerprintSet::with_limit(0);
+        let fs: Vec<u128> = spread(10_000).collect();
+        let mut out = Vec::new();
+        let mut spans = Vec::new();
+        for (i, &f) in fs.iter().enumerate() {
+            // An invalid record's line ("!") before every tenth record.
+            if i % 10 == 0 {
+                out.extend_from_slice(b"!\n");
+            }
+            let start = out.len();
+            out.extend_from_slice(format!("{i}\n").as_bytes());
+            spans.push(span(start, out.len(), f));
+        }
+        let kept = keep_first(&mut out, &spans, &mut seen);
+        let at = kept.full_at.expect("the set fills up");
+        assert_eq!(kept.dropped, 0);
+        assert_eq!(seen.len(), at);
+        // The output is every record before `at`, the invalid ones among them too.
+        let mut want = Vec::new();
+        for i in 0..at {
+            if i % 10 == 0 {
+                want.extend_from_slice(b"!\n");
+            }
+            want.extend_from_slice(format!("{i}\n").as_bytes());
+        }
+        if at % 10 == 0 {
+            want.extend_from_slice(b"!\n");
+        }
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            String::from_utf8(want).unwrap()
+        );
     }
 }

@@ -41,6 +41,20 @@ pub enum RunError {
     },
     /// The worker threads could not be started.
     Threads(String),
+    /// With `unique`: the set of the keys written reached its memory cap
+    /// ([`EngineOptions::unique_memory`](crate::stream::EngineOptions::unique_memory)) at
+    /// a record with a new key. Every record before it has been written and the output
+    /// flushed; nothing after it was.
+    UniqueFull {
+        /// The name of the input holding the record.
+        name: String,
+        /// The record's line number in that input, from 1.
+        line: u64,
+        /// The distinct keys in the set (all written).
+        keys: u64,
+        /// The cap, in bytes.
+        limit: usize,
+    },
 }
 
 impl RunError {
@@ -72,6 +86,20 @@ impl fmt::Display for RunError {
             RunError::Input { name, source } => write!(f, "{name}: {source}"),
             RunError::Output(e) => write!(f, "error writing output: {e}"),
             RunError::BrokenPipe => f.write_str("output closed"),
+            RunError::UniqueFull {
+                name,
+                line,
+                keys,
+                limit,
+            } => write!(
+                f,
+                "{name}:{line}: --unique stopped here: its set of {keys} distinct keys (about \
+                 20 bytes each) reached its memory cap of {} MiB, and this record's key is new; \
+                 every record before it was written. Raise the cap (--unique-memory SIZE), or \
+                 write the keys without --unique and deduplicate the key column where there \
+                 is room (sort -u, or dropDuplicates on Spark)",
+                limit / (1 << 20)
+            ),
             RunError::Invalid { name, line, error } => write!(
                 f,
                 "{name}:{line}:{}: {}: {}",
@@ -90,7 +118,7 @@ impl std::error::Error for RunError {
             RunError::Input { source, .. } => Some(source),
             RunError::Output(e) => Some(e),
             RunError::Invalid { error, .. } => Some(error),
-            RunError::BrokenPipe | RunError::Threads(_) => None,
+            RunError::BrokenPipe | RunError::Threads(_) | RunError::UniqueFull { .. } => None,
         }
     }
 }

@@ -17,16 +17,18 @@
 //! executable, a document, an image, an archive, a database or a columnar file) can be
 //! refused, when the run asks for it
 //! ([`EngineOptions::refuse_containers`](crate::stream::EngineOptions::refuse_containers)):
-//! such an input is certainly not a list of lines. The look is made again after
-//! decompression, so a compressed archive is refused too.
+//! such an input is certainly not a list of lines. The look covers the first line (at most
+//! [`FIRST_BLOCK`] bytes), so the decision depends on the input's bytes alone and
+//! a record is never held back past its line feed. It is made again after decompression, so
+//! a compressed archive is refused too.
 //!
 //! A decoding error of a compressed input names the codec and how many bytes of the
 //! compressed input the decoder had read when it stopped ([`Damaged`]): the damage lies at
 //! or before that offset. Every record decoded before it is read as usual.
 //!
-//! The first bytes are peeked and then put back in front of
-//! the stream, so not a byte is lost; the peek stops as soon as the bytes can no longer be
-//! the start of a magic number, so a terminal's first short line is not held back. Decoding
+//! The first bytes are peeked and then put back in front of the stream, so not a byte is
+//! lost; where containers are not refused, the peek stops as soon as the bytes can no longer
+//! be the start of a compression format's magic number. Decoding
 //! starts only when the engine reaches the input (see [`Input::into_reader`]), so opening
 //! many files is cheap and a decoding error is reported with the input's name.
 //!
@@ -65,10 +67,10 @@ impl Codec {
 
 /// A binary container format that is certainly not a list of lines, recognized by the bytes
 /// it starts with: its name, where its magic number lies, the magic number, and whether a
-/// NUL must also be among the first [`FIRST_BLOCK`] bytes. That last test is for the magic
-/// numbers a line of text could start with (`PAR1`, `GIF89a`, `MZ`, a tar header's
-/// `ustar`): the formats behind them always have NULs right after. An uncompressed WARC
-/// file is text, and is not among them.
+/// NUL must also be among the bytes looked at (up to the first line feed, [`container_of`]).
+/// That last test is for the magic numbers a line of text could start with (`PAR1`,
+/// `GIF89a`, `MZ`, a tar header's `ustar`): the formats behind them have NULs right after.
+/// An uncompressed WARC file is text, and is not among them.
 pub struct Container {
     /// The format's name, as the refusal names it.
     pub name: &'static str,
@@ -142,10 +144,26 @@ pub const CONTAINERS: &[Container] = &[
     container("Avro object container file", b"Obj\x01"),
 ];
 
-/// The binary container whose magic number `head` (an input's first bytes, up to
-/// [`FIRST_BLOCK`]) starts with, if any.
+/// Where the bytes that tell a container end, in an input that starts with `head`: after the
+/// first line feed (a record is never held back past its line feed), or after the magic
+/// number whose start that line is (PNG's holds a line feed), and not after [`FIRST_BLOCK`].
+/// The decision depends on the input's bytes alone, never on how its reads came.
+fn window_end(head: &[u8]) -> usize {
+    let line = memchr::memchr(b'\n', head).map_or(FIRST_BLOCK, |i| i + 1);
+    let first = &head[..line.min(head.len())];
+    CONTAINERS
+        .iter()
+        .filter(|c| c.offset == 0 && c.magic.len() > first.len() && c.magic.starts_with(first))
+        .map(|c| c.magic.len())
+        .fold(line, usize::max)
+        .min(FIRST_BLOCK)
+}
+
+/// The binary container whose magic number `head` (an input's first bytes: the whole input,
+/// or at least up to [`window_end`]) starts with, if any. Only the bytes up to
+/// [`window_end`] are looked at; a NUL that some formats need must be among them.
 pub fn container_of(head: &[u8]) -> Option<&'static Container> {
-    let head = &head[..head.len().min(FIRST_BLOCK)];
+    let head = &head[..head.len().min(window_end(head))];
     CONTAINERS.iter().find(|c| {
         head.get(c.offset..c.offset + c.magic.len()) == Some(c.magic)
             && (!c.with_nul || memchr::memchr(0, head).is_some())
@@ -448,14 +466,10 @@ pub(crate) fn decode<'a>(
     Ok(Box::new(Cursor::new(block).chain(decoded)))
 }
 
-/// Whether to read on before deciding whether `head` is a binary container: until the
-/// first line feed (a record needs it anyway, so a short first line typed at a terminal is
-/// not held back) or [`FIRST_BLOCK`] bytes. A container's magic number and the NUL some of
-/// them need come before any line feed in the formats of [`CONTAINERS`].
+/// Whether to read on before deciding whether `head` is a binary container: until
+/// [`window_end`].
 fn container_undecided(head: &[u8]) -> bool {
-    head.len() < FIRST_BLOCK
-        && container_of(head).is_none()
-        && memchr::memchr(b'\n', head).is_none()
+    head.len() < window_end(head)
 }
 
 /// What the first bytes of an input say of it: the codec it is compressed with, if any; an
@@ -641,6 +655,22 @@ mod tests {
         tar[..8].copy_from_slice(b"urls.txt");
         tar[257..262].copy_from_slice(b"ustar");
         assert!(refused(&tar).unwrap().contains("tar archive"));
+        // The decision is the input's, not its reads': one byte a read or all at once.
+        let whole = |data: &[u8]| {
+            let input = Input::from_reader("t", Cursor::new(data.to_vec()));
+            input.into_text_reader().err().map(|e| e.to_string())
+        };
+        let mut late_nul = b"GIF89a\x01\x01\n".to_vec();
+        late_nul.extend_from_slice(&[0; 20]);
+        for data in [
+            &pdf[..],
+            b"\x89PNG\r\n\x1A\n\0",
+            b"\x89PNG\r\nx",
+            &tar,
+            &late_nul,
+        ] {
+            assert_eq!(refused(data), whole(data), "{data:?}");
+        }
         // Not asked: read as it is.
         let input = Input::from_reader("t", Cursor::new(pdf.to_vec()));
         assert_eq!(read_all(input).unwrap(), pdf);

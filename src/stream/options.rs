@@ -73,6 +73,13 @@ pub struct EngineOptions {
     pub with_filename: bool,
     /// End each output record with a NUL byte instead of a line feed (`--null`).
     pub null_terminated: bool,
+    /// With `unique`: the most bytes the set of the keys written may take (about 20 bytes
+    /// a distinct key). A run whose set would pass it stops with
+    /// [`RunError::UniqueFull`](crate::stream::RunError::UniqueFull) at the first record
+    /// whose key does not fit, every record before it written. No cap by default
+    /// (`usize::MAX`); the command line sets a share of the machine's memory
+    /// (`--unique-memory`).
+    pub unique_memory: usize,
     /// Refuse an input whose first bytes (after decompression) are the magic number of a
     /// known binary container ([`crate::stream::input::CONTAINERS`]: an executable, a PDF,
     /// a ZIP archive, an image, a database, a columnar file): an input error,
@@ -99,6 +106,7 @@ crate::ladder::options::setters!(EngineOptions {
     max_diagnostics: usize => with_max_diagnostics,
     with_filename: bool => with_with_filename,
     null_terminated: bool => with_null_terminated,
+    unique_memory: usize => with_unique_memory,
     refuse_containers: bool => with_refuse_containers,
 });
 
@@ -160,6 +168,7 @@ impl Default for EngineOptions {
             max_diagnostics: 20,
             with_filename: false,
             null_terminated: false,
+            unique_memory: usize::MAX,
             refuse_containers: false,
             mmap: false,
         }

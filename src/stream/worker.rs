@@ -731,12 +731,14 @@ impl<'a> Worker<'a> {
     ) {
         let start = out.len();
         let key = record.result.unwrap_or_default();
+        let line = record.line;
         rows.write(out, record);
         report.stats.keys_written += 1;
         if self.options.unique {
             report.spans.push(Span {
                 start,
                 end: out.len(),
+                line,
                 fingerprint: dedup::fingerprint(key.as_bytes()),
             });
         } else if self.options.stats {
@@ -915,8 +917,13 @@ mod tests {
         assert_eq!(chunk.report.stats.records, 5);
         // The writer keeps the first record of each key.
         let mut seen = dedup::FingerprintSet::default();
-        let dropped = dedup::keep_first(&mut chunk.out, &chunk.report.spans, &mut seen);
-        assert_eq!((chunk.out.as_slice(), dropped), (&b"aa\nbb\nCC\n"[..], 2));
+        let kept = dedup::keep_first(&mut chunk.out, &chunk.report.spans, &mut seen);
+        assert_eq!(
+            (chunk.out.as_slice(), kept.dropped),
+            (&b"aa\nbb\nCC\n"[..], 2)
+        );
+        let lines: Vec<_> = chunk.report.spans.iter().map(|s| s.line).collect();
+        assert_eq!(lines, [1, 2, 3, 4, 5]);
     }
 
     #[test]

@@ -138,12 +138,21 @@ impl<'a, W: Write> Writer<'a, W> {
         self.stats.merge_counts(&chunk.report.stats);
         let offset = self.line_offset(chunk);
         self.show_diagnostics(chunk, offset);
+        let mut full = None;
         match &mut self.seen {
             Seen::Untracked => {}
             Seen::Exact(set) => {
                 // Squeeze out the records whose key was written in an earlier chunk.
-                let dropped = dedup::keep_first(&mut chunk.out, &chunk.report.spans, set);
-                self.stats.keys_written -= dropped;
+                let kept = dedup::keep_first(&mut chunk.out, &chunk.report.spans, set);
+                self.stats.keys_written -= kept.dropped;
+                if let Some(at) = kept.full_at {
+                    full = Some(RunError::UniqueFull {
+                        name: self.names[chunk.input].clone(),
+                        line: chunk.report.spans[at].line + offset,
+                        keys: set.len() as u64,
+                        limit: self.options.unique_memory,
+                    });
+                }
             }
             Seen::Estimated(sketch) => {
                 if let Some(chunk_sketch) = &chunk.report.sketch {
@@ -153,6 +162,10 @@ impl<'a, W: Write> Writer<'a, W> {
         }
         let written = self.write_output(chunk);
         written.map_err(|error| self.write_error(chunk, error))?;
+        if let Some(full) = full {
+            self.out.flush().map_err(RunError::from_write)?;
+            return Err(full);
+        }
         if let Some(failure) = &chunk.report.failure {
             self.out.flush().map_err(RunError::from_write)?;
             return Err(RunError::Invalid {
@@ -236,7 +249,7 @@ enum Seen {
 impl Seen {
     fn new(options: &EngineOptions) -> Self {
         if options.unique {
-            Seen::Exact(FingerprintSet::default())
+            Seen::Exact(FingerprintSet::with_limit(options.unique_memory))
         } else if options.stats {
             Seen::Estimated(HyperLogLog::default())
         } else {

@@ -6,12 +6,12 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn bin() -> Command {
+pub(crate) fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_irinorm"))
 }
 
 /// Runs `irinorm ARGS` with `stdin` as standard input.
-fn run(args: &[&str], stdin: &[u8]) -> Output {
+pub(crate) fn run(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = bin()
         .args(args)
         .stdin(Stdio::piped())
@@ -39,15 +39,15 @@ fn spawn(args: &[&str]) -> std::process::Child {
         .expect("spawn irinorm")
 }
 
-fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).unwrap()
 }
 
-fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("irinorm-cli-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -1170,7 +1170,10 @@ fn xz_and_bzip2_inputs_and_binary_input() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert_eq!(stdout(&o), "");
         let err = stderr(&o);
-        assert!(err.contains("magic number of a binary format, PNG image"), "{err}");
+        assert!(
+            err.contains("magic number of a binary format, PNG image"),
+            "{err}"
+        );
     }
     let o = run(&["normalize", "--binary", "text", path], b"");
     assert_eq!(o.status.code(), Some(0));

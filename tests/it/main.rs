@@ -17,6 +17,7 @@ mod generated_groups;
 mod golden;
 mod hostile;
 mod limits;
+mod no_record_lost;
 mod properties;
 mod protocol;
 mod rfc_vectors;

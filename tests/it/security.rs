@@ -471,11 +471,7 @@ fn controls_never_pass_at_any_position() {
             input.insert(at, c);
             for (name, n) in &ns {
                 let e = n.normalize(&input).unwrap_err();
-                assert_eq!(
-                    (e.kind, e.column),
-                    (kind, at + 1),
-                    "{name}: {input:?}"
-                );
+                assert_eq!((e.kind, e.column), (kind, at + 1), "{name}: {input:?}");
             }
             assert_eq!(
                 to_uri(&input, irinorm::HostMapping::PercentEncode)
