@@ -41,6 +41,53 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Strin
     write_stdout(&text)
 }
 
+/// The manual page's INPUT section: what a record is, what makes one invalid, and which
+/// inputs are refused (the list of [`irinorm::stream::input::CONTAINERS`]).
+fn render_input_section(text: &mut Vec<u8>) -> io::Result<()> {
+    let mut formats: Vec<&str> = Vec::new();
+    for c in irinorm::stream::input::CONTAINERS {
+        if !formats.contains(&c.name) {
+            formats.push(c.name);
+        }
+    }
+    let paragraphs = [
+        "Each line of each input is a record, in order: a line ends at LF, one CR before it \
+         is dropped, and a UTF-8 byte order mark at the start of an input is dropped. Inputs \
+         compressed with gzip, zstd, xz or bzip2 are decompressed (told by their first \
+         bytes, not by their names)."
+            .to_owned(),
+        "Whatever bytes a line holds, it is a record: a line that cannot be a key is an \
+         invalid record, written as an empty key (or as the error of its row, or left out, \
+         as --on-error says) with a diagnostic FILE:LINE:COLUMN: kind: message, and the run \
+         goes on. A NUL byte makes its line an invalid record of the kind nul, at the column \
+         of the first NUL (so the zeros that a log cut by logrotate's copytruncate starts \
+         with are one invalid record); any other control character is the kind control. \
+         Other kinds: empty, utf8 (with --strict), too-long, bad-percent, disallowed-char, \
+         bidi-format, syntax, relative, idna."
+            .to_owned(),
+        format!(
+            "An input is refused only when it is certainly not a list of lines: when its first \
+             bytes (after decompression) are the magic number of one of these binary \
+             formats: {}. It is refused with exit 2 before any record of any input is \
+             written (an input read from a pipe: when the run reaches it), naming the \
+             format; --binary text reads it as lines anyway. An uncompressed WARC file is \
+             text, and is read as lines.",
+            formats.join(", ")
+        ),
+        "A damaged compressed input (truncated, or with bytes changed) is read up to the \
+         damage: every record decoded before it is written, then the run ends with exit 2 \
+         and an error naming the file, the codec and how many bytes of the compressed file \
+         had been read when decoding stopped."
+            .to_owned(),
+    ];
+    writeln!(text, ".SH INPUT")?;
+    for p in paragraphs {
+        writeln!(text, ".PP")?;
+        writeln!(text, "{}", roff_line(&p))?;
+    }
+    Ok(())
+}
+
 /// `man`: the manual page, in roff, on standard output. It covers the program and, in a
 /// section each, every subcommand with its options (their `--help`, 72 columns wide so
 /// that the page reads on an 80-column terminal).
@@ -54,6 +101,7 @@ pub(crate) fn man() -> Result<ExitCode, String> {
         page.render_name_section(text)?;
         page.render_synopsis_section(text)?;
         page.render_description_section(text)?;
+        render_input_section(text)?;
         for sub in command.get_subcommands() {
             if sub.get_name() == "help" {
                 continue;

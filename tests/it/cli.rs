@@ -1228,6 +1228,21 @@ fn completions_and_manual_page() {
     assert!(o.status.success());
     let page = stdout(&o);
     assert!(page.contains(".TH irinorm 1"), "{page}");
+    // What is refused and what is a record's error.
+    for text in [
+        ".SH INPUT",
+        "of the kind nul",
+        "PDF document",
+        "ELF executable",
+        "damaged compressed input",
+        "\\-\\-unique\\-memory",
+        "\\-\\-binary",
+    ] {
+        assert!(
+            page.contains(text) || page.contains(&text.replace("\\-", "-")),
+            "{text}"
+        );
+    }
     for text in ["IRINORM NORMALIZE", "\\-\\-files\\-from", "IRINORM COMPARE"] {
         assert!(
             page.contains(text) || page.contains(&text.replace("\\-", "-")),
