@@ -10,7 +10,8 @@
 #
 #   -t  seconds per target (default 600)
 #   -s  sanitizer: `none` (default: a throughput build, release with debug assertions) or
-#       `address` (AddressSanitizer, several times slower; run it beside the throughput runs)
+#       `address` (AddressSanitizer, several times slower; a campaign of its own beside the
+#       throughput ones: one campaign runs at a time, fuzz/target/campaign.lock)
 #   -w  libFuzzer processes per target (default 1; -fork mode above 1)
 #   TARGET: parse normalize convert resolve engine (default: all)
 #
@@ -41,16 +42,26 @@ case $sanitizer in none | address) ;; *) echo "sanitizer: none or address" >&2; 
 kept_max_kib=${KEPT_MAX_KIB:-1024}
 max_len=4096
 
+# One campaign at a time: campaigns share the working corpus, the seeds and fuzz/kept/.
+mkdir -p fuzz/target
+exec 9> fuzz/target/campaign.lock
+if ! flock -n 9; then
+  echo "another campaign is running (fuzz/target/campaign.lock)" >&2
+  exit 2
+fi
+
 seeds=fuzz/target/seeds
 SEED_DIR=$seeds bash fuzz/seed.sh >/dev/null
 echo "== building the targets (sanitizer: $sanitizer)"
+# Each build in its own folder, so that one never runs the other's binaries.
+target_dir=fuzz/target/$sanitizer
 if [ "$sanitizer" = none ]; then
-  cargo +nightly fuzz build -O --debug-assertions -s none
+  cargo +nightly fuzz build -O --debug-assertions -s none --target-dir "$target_dir"
 else
-  cargo +nightly fuzz build -O
+  cargo +nightly fuzz build -O --target-dir "$target_dir"
 fi
 triple=$(rustc -vV | sed -n 's/^host: //p')
-bin_dir=fuzz/target/$triple/release
+bin_dir=$target_dir/$triple/release
 doc=docs/fuzzing.md
 failed=0
 
@@ -68,17 +79,22 @@ for t in "${targets[@]}"; do
   echo "== $t: $seconds s, $workers process(es)"
   started=$SECONDS
   result=ok
+  # What this run leaves in fuzz/artifacts/<target>/ is newer than this mark.
+  mark=fuzz/target/campaign-$t.mark
+  touch "$mark"
   if ! ASAN_OPTIONS=detect_leaks=0 "$bin" "${args[@]}" "fuzz/corpus/$t" "fuzz/kept/$t" \
       "$seeds/$t" > "$log" 2>&1; then
-    crash=$(ls -t "fuzz/artifacts/$t" 2>/dev/null | head -n 1)
-    result="crash: fuzz/artifacts/$t/${crash:-?}"
+    found=$(find "fuzz/artifacts/$t" -type f -newer "$mark" -printf '%f ')
+    result="crash: ${found:-none left, see $log}"
     failed=1
     tail -n 40 "$log" >&2
   fi
   elapsed=$((SECONDS - started))
-  # The last status line: "#N ... cov: C ft: F" (also in -fork mode, "#N: cov: C ft: F").
-  status=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
-  runs=$(sed -E 's/^#([0-9]+).*/\1/' <<< "$status")
+  # The last status line: "#N ... cov: C ft: F" (also in -fork mode, "#N: cov: C ft: F");
+  # none where the fuzzer failed before its first one.
+  status=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
+  runs=$(sed -nE 's/^#([0-9]+).*/\1/p' <<< "$status")
+  runs=${runs:-0}
   cov=$(sed -nE 's/.*cov: ([0-9]+).*/\1/p' <<< "$status")
   ft=$(sed -nE 's/.*ft: ([0-9]+).*/\1/p' <<< "$status")
 
@@ -86,15 +102,23 @@ for t in "${targets[@]}"; do
   # and the seeds, minimized; then the seeds are left out (they come back from fuzz/seed.sh
   # each time) and the largest inputs while over the bound.
   merged=$(mktemp -d)
-  "$bin" -merge=1 -max_len=$max_len -rss_limit_mb=2048 "$merged" "fuzz/kept/$t" \
-    "fuzz/corpus/$t" "$seeds/$t" > "fuzz/target/merge-$t.log" 2>&1
+  if ! ASAN_OPTIONS=detect_leaks=0 "$bin" -merge=1 -max_len=$max_len -rss_limit_mb=2048 \
+      "$merged" "fuzz/kept/$t" "fuzz/corpus/$t" "$seeds/$t" > "fuzz/target/merge-$t.log" 2>&1; then
+    # A merge that fails (an input that crashes) keeps the corpus as it was.
+    echo "merge failed; fuzz/kept/$t unchanged (fuzz/target/merge-$t.log)" >&2
+    rm -rf "$merged"
+    merged=$(mktemp -d)
+    cp -p "fuzz/kept/$t"/. "$merged"/ -r 2>/dev/null || true
+    failed=1
+  fi
   for f in "$merged"/*; do
     [ -e "$seeds/$t/$(basename "$f")" ] && rm -f "$f"
   done
   # Bytes, not disk blocks (a small file takes a whole block).
   kept_bytes() { find "$1" -type f -printf '%s\n' | awk '{n += $1} END {print n + 0}'; }
   while [ "$(kept_bytes "$merged")" -gt $((kept_max_kib * 1024)) ]; do
-    rm -f "$merged/$(ls -S "$merged" | head -n 1)"
+    largest=$(find "$merged" -type f -printf '%s %p\n' | sort -rn | sed -n '1s/^[0-9]* //p')
+    rm -f "$largest"
   done
   rm -rf "fuzz/kept/$t"
   mv "$merged" "fuzz/kept/$t"

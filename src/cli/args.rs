@@ -213,7 +213,7 @@ pub(crate) struct SharedArgs {
     /// The most memory --unique's set of keys may take (K, M, G, T: powers of 1024); a run
     /// that needs more stops with exit 2 at the first record whose key does not fit, every
     /// record before it written [default: half the memory of the machine or container].
-    #[arg(long, value_name = "SIZE", value_parser = super::memory::parse_size)]
+    #[arg(long, value_name = "SIZE", value_parser = super::memory::parse_size, requires = "unique")]
     pub(crate) unique_memory: Option<usize>,
     /// No diagnostics about invalid records (errors that stop the run are still printed).
     #[arg(short, long)]

@@ -166,13 +166,13 @@ pub(crate) fn open_inputs(paths: &[InputPath], binary: BinaryArg) -> Result<Vec<
 }
 
 /// `input`, unless `binary` refuses it as a regular file that starts with a binary
-/// container's magic number: then the engine's refusal, before any record of any input is
-/// written. (Other inputs, and compressed containers, are refused by the engine when it
+/// container's magic number (as stored or decompressed): then the engine's refusal, before
+/// any record of any input is written. (Other inputs are refused by the engine when it
 /// reaches them.)
 fn refuse_container(input: Input, binary: BinaryArg) -> io::Result<Input> {
     if binary == BinaryArg::Refuse {
-        if let Some(container) = input.container()? {
-            return Err(irinorm::stream::input::refusal(container));
+        if let Some(refusal) = input.refusal() {
+            return Err(refusal);
         }
     }
     Ok(input)

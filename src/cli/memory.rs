@@ -33,24 +33,25 @@ fn cgroup_limit() -> Option<usize> {
     max.trim().parse().ok()
 }
 
-/// Parses a size: a whole number of bytes, or with a binary unit `K`, `M`, `G` or `T`
-/// (1024, 1024², …), optionally followed by `iB` or `B` (`8M`, `512KiB`, `2GB`).
+/// Parses a size above 0: a whole number of bytes, or with a binary unit `K`, `M`, `G` or
+/// `T` (1024, 1024², …), optionally followed by `iB` or `B` (`8M`, `512KiB`, `2GB`).
 pub(crate) fn parse_size(text: &str) -> Result<usize, String> {
-    let bad = || format!("{text:?} is not a size (a number of bytes, or with K, M, G or T)");
-    let t = text.trim();
-    let t = t
-        .strip_suffix("iB")
-        .or_else(|| t.strip_suffix('B'))
-        .unwrap_or(t);
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, 'K' | 'k')) => (&t[..i], 10),
-        Some((i, 'M' | 'm')) => (&t[..i], 20),
-        Some((i, 'G' | 'g')) => (&t[..i], 30),
-        Some((i, 'T' | 't')) => (&t[..i], 40),
-        _ => (t, 0),
+    let bad =
+        || format!("{text:?} is not a size (a number of bytes above 0, or with K, M, G or T)");
+    let digits_end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(digits_end);
+    let shift = match unit {
+        "" | "B" => 0,
+        "K" | "k" | "KB" | "KiB" => 10,
+        "M" | "m" | "MB" | "MiB" => 20,
+        "G" | "g" | "GB" | "GiB" => 30,
+        "T" | "t" | "TB" | "TiB" => 40,
+        _ => return Err(bad()),
     };
     let n: usize = digits.parse().map_err(|_| bad())?;
-    n.checked_mul(1 << shift).ok_or_else(bad)
+    n.checked_mul(1 << shift).filter(|&n| n > 0).ok_or_else(bad)
 }
 
 #[cfg(test)]
@@ -65,7 +66,18 @@ mod tests {
         assert_eq!(parse_size("2GB"), Ok(2 << 30));
         assert_eq!(parse_size("1T"), Ok(1 << 40));
         assert_eq!(parse_size("1000"), Ok(1000));
-        for bad in ["", "M", "-1M", "1.5G", "8X", "99999999999999999999T"] {
+        for bad in [
+            "",
+            "M",
+            "-1M",
+            "+8M",
+            "0",
+            "1iB",
+            "1.5G",
+            "8X",
+            " 8M",
+            "99999999999999999999T",
+        ] {
             assert!(parse_size(bad).is_err(), "{bad}");
         }
     }

@@ -57,6 +57,15 @@ pub enum RunError {
     },
 }
 
+/// A size in bytes as people read it: `512 bytes`, `64.0 KiB`, `8.0 MiB`, `1.5 GiB`.
+fn size(bytes: usize) -> String {
+    let units = [("GiB", 30), ("MiB", 20), ("KiB", 10)];
+    match units.iter().find(|(_, shift)| bytes >= 1 << shift) {
+        Some((unit, shift)) => format!("{:.1} {unit}", bytes as f64 / (1u64 << shift) as f64),
+        None => format!("{bytes} bytes"),
+    }
+}
+
 impl RunError {
     /// The exit status SPEC §6 gives this outcome: 0 for [`RunError::BrokenPipe`], 1 for
     /// [`RunError::Invalid`], 2 for input, output and thread errors.
@@ -94,11 +103,11 @@ impl fmt::Display for RunError {
             } => write!(
                 f,
                 "{name}:{line}: --unique stopped here: its set of {keys} distinct keys (about \
-                 20 bytes each) reached its memory cap of {} MiB, and this record's key is new; \
+                 20 bytes each) reached its memory cap of {}, and this record's key is new; \
                  every record before it was written. Raise the cap (--unique-memory SIZE), or \
                  write the keys without --unique and deduplicate the key column where there \
                  is room (sort -u, or dropDuplicates on Spark)",
-                limit / (1 << 20)
+                size(*limit)
             ),
             RunError::Invalid { name, line, error } => write!(
                 f,
@@ -139,5 +148,13 @@ mod tests {
         assert_eq!(invalid.exit_code(), 1);
         assert_eq!(invalid.to_string(), "f:3:2: syntax: bad");
         assert_eq!(RunError::Output(io::Error::other("x")).exit_code(), 2);
+    }
+
+    #[test]
+    fn sizes_read_as_people_read_them() {
+        assert_eq!(size(512), "512 bytes");
+        assert_eq!(size(1024), "1.0 KiB");
+        assert_eq!(size(8 << 20), "8.0 MiB");
+        assert_eq!(size(3 << 29), "1.5 GiB");
     }
 }

@@ -98,7 +98,9 @@ const fn container_with_nul(name: &'static str, offset: usize, magic: &'static [
 }
 
 /// The binary containers refused by their first bytes (each format's specification gives its
-/// magic number). The list is in the README and in `irinorm man`.
+/// magic number), and text in UTF-16 or UTF-32, told by its byte order mark (two bytes that
+/// never start UTF-8: each of its lines would be read as a record that is not one). The list
+/// is in the README and in `irinorm man`.
 pub const CONTAINERS: &[Container] = &[
     container("ELF executable", b"\x7FELF"),
     container("Mach-O executable", b"\xFE\xED\xFA\xCE"),
@@ -139,22 +141,39 @@ pub const CONTAINERS: &[Container] = &[
     container("TIFF image", b"II*\0"),
     container("TIFF image", b"MM\0*"),
     container("SQLite database", b"SQLite format 3\0"),
+    container(
+        "UTF-16 or UTF-32 text (convert it to UTF-8 first)",
+        b"\xFF\xFE",
+    ),
+    container("UTF-16 text (convert it to UTF-8 first)", b"\xFE\xFF"),
+    container("UTF-32 text (convert it to UTF-8 first)", b"\0\0\xFE\xFF"),
     container_with_nul("Parquet file", 0, b"PAR1"),
     container("Arrow IPC file", b"ARROW1\0\0"),
     container("Avro object container file", b"Obj\x01"),
 ];
 
+/// How far past a magic number that needs a NUL the bytes are looked at, line feed or not:
+/// the formats that need one have it within a few bytes of their magic number (a GIF's
+/// size, a PE's header fields), which may hold a `0x0A` first.
+const NUL_REACH: usize = 32;
+
 /// Where the bytes that tell a container end, in an input that starts with `head`: after the
 /// first line feed (a record is never held back past its line feed), or after the magic
-/// number whose start that line is (PNG's holds a line feed), and not after [`FIRST_BLOCK`].
-/// The decision depends on the input's bytes alone, never on how its reads came.
+/// number that the first line is the start of (PNG's holds a line feed), or [`NUL_REACH`]
+/// bytes past a magic number that needs a NUL and that the first line starts with; never
+/// after [`FIRST_BLOCK`]. The decision depends on the input's bytes alone, never on how its
+/// reads came.
 fn window_end(head: &[u8]) -> usize {
     let line = memchr::memchr(b'\n', head).map_or(FIRST_BLOCK, |i| i + 1);
     let first = &head[..line.min(head.len())];
     CONTAINERS
         .iter()
-        .filter(|c| c.offset == 0 && c.magic.len() > first.len() && c.magic.starts_with(first))
-        .map(|c| c.magic.len())
+        .filter(|c| c.offset == 0)
+        .filter_map(|c| {
+            let reach = c.magic.len() + if c.with_nul { NUL_REACH } else { 0 };
+            let agrees = first.starts_with(c.magic) || c.magic.starts_with(first);
+            (agrees && reach > first.len()).then_some(reach)
+        })
         .fold(line, usize::max)
         .min(FIRST_BLOCK)
 }
@@ -170,10 +189,22 @@ pub fn container_of(head: &[u8]) -> Option<&'static Container> {
     })
 }
 
-/// The error for an input refused as `container` (an [`io::ErrorKind::InvalidData`]
-/// error, as the engine gives it).
-pub fn refusal(container: &Container) -> io::Error {
-    refused(container, None)
+/// The error of an input refused as a container: its message, inside an
+/// [`io::ErrorKind::InvalidData`] error ([`is_refusal`] tells it from other errors).
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// Whether `error` is the refusal of a binary container (not a reading or decoding error).
+pub fn is_refusal(error: &io::Error) -> bool {
+    error.get_ref().is_some_and(|e| e.is::<Refused>())
 }
 
 /// The error for an input refused as a binary container; `codec` is the compression it
@@ -182,15 +213,13 @@ fn refused(container: &Container, codec: Option<Codec>) -> io::Error {
     let inside = codec.map_or(String::new(), |c| {
         format!(", once decompressed ({}),", c.name())
     });
-    io::Error::new(
-        io::ErrorKind::InvalidData,
-        format!(
-            "refused: its first bytes{inside} are the magic number of a binary format, {} \
-             (irinorm reads lines of text; gzip, zstd, xz and bzip2 are decompressed); \
-             `--binary text` reads it as lines anyway",
-            container.name
-        ),
-    )
+    let message = format!(
+        "refused: its first bytes{inside} are the magic number of a binary format, {} \
+         (irinorm reads lines of text; gzip, zstd, xz and bzip2 are decompressed); \
+         `--binary text` reads it as lines anyway",
+        container.name
+    );
+    io::Error::new(io::ErrorKind::InvalidData, Refused(message))
 }
 
 /// In a signature, the byte that stands for a bzip2 block size digit, `1`–`9` (no
@@ -328,17 +357,15 @@ impl Input {
         decode(self.reader, true)
     }
 
-    /// The binary container a regular file is, by its first bytes as stored
-    /// ([`container_of`]), for a caller that refuses such inputs before any record is
-    /// written. `None` for anything else, a compressed file, or an input that is not a
-    /// regular file (those are looked at when they are read).
-    pub fn container(&self) -> io::Result<Option<&'static Container>> {
-        let Some(path) = &self.path else {
-            return Ok(None);
-        };
-        let mut head = vec![0u8; FIRST_BLOCK];
-        let n = fill(&mut File::open(path)?, &mut head, FIRST_BLOCK, |_| true)?;
-        Ok(container_of(&head[..n]))
+    /// For a caller that refuses binary containers before any record is written: the
+    /// refusal of a regular file whose first bytes, as stored or decompressed, are a
+    /// container's magic number ([`container_of`]), as the engine would give it. `None`
+    /// for anything else: an input that is not a regular file (it is looked at when it is
+    /// read), a file that cannot be read or decoded now (the engine reports that in its
+    /// place, after the records before it).
+    pub fn refusal(&self) -> Option<io::Error> {
+        let file = File::open(self.path.as_ref()?).ok()?;
+        decode(Box::new(file), true).err().filter(is_refusal)
     }
 
     /// The input as the engine's reader takes it.
@@ -525,8 +552,8 @@ impl Read for Damaged<'_> {
             io::Error::new(
                 e.kind(),
                 format!(
-                    "damaged {} data: {e}; decoding stopped after byte {at} of the compressed \
-                     input (every record before was read)",
+                    "decoding {} data failed: {e}; it stopped after byte {at} of the \
+                     compressed input (every record before was read)",
                     self.codec.name()
                 ),
             )
@@ -696,7 +723,10 @@ mod tests {
             .read_to_end(&mut out)
             .unwrap_err();
         let message = error.to_string();
-        assert!(message.starts_with("damaged gzip data: "), "{message}");
+        assert!(
+            message.starts_with("decoding gzip data failed: "),
+            "{message}"
+        );
         assert!(
             message.contains(&format!("after byte {} of the compressed", cut.len())),
             "{message}"

@@ -3,7 +3,7 @@
 //! [`Normalizer`], which lets the engine copy canonical lines through (its fast path) and
 //! hands every other raw record to the normalizer's own record entry point.
 
-use crate::iri::error::{self, Error};
+use crate::iri::error::Error;
 use crate::iri::repair::{self, Repair};
 use crate::ladder::{Normalizer, Notes};
 
@@ -42,8 +42,7 @@ pub trait Operation: Sync {
         notes: &mut Notes,
     ) -> Result<(), Error> {
         let mut scratch = String::new();
-        let record = repair::prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)
-            .map_err(|error| error::with_nul_first(raw, error))?;
+        let record = repair::prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
         let seen = text.is_some_and(|t| t.as_ptr() == record.as_ptr() && t == record);
         if !seen && self.pass_through(record) == Some(record.len()) {
             out.push_str(record);
@@ -52,7 +51,7 @@ pub trait Operation: Sync {
         self.apply(record, out).map_err(|mut error| {
             // The operation saw the repaired record; point into the raw one.
             error.column = repair.raw_column(raw, error.column);
-            error::with_nul_first(raw, error)
+            error
         })
     }
 

@@ -43,7 +43,7 @@ pub enum OutputMode {
     /// The key alone; an empty line for an invalid record.
     #[default]
     Key,
-    /// `input<TAB>key<TAB>error`, with tabs, carriage returns and backslashes escaped.
+    /// `input<TAB>key<TAB>error`, with tabs, carriage returns, NULs and backslashes escaped.
     Tsv,
     /// One JSON object per record: `line`, `input`, `key`, `error`.
     Jsonl,
@@ -715,9 +715,11 @@ const JSON_ESCAPES: EscapeTable = escape_table(
     true,
 );
 
-/// Tsv fields: `\`, TAB and CR.
-const TSV_ESCAPES: EscapeTable =
-    escape_table(&[(b'\\', b'\\'), (b'\t', b't'), (b'\r', b'r')], false);
+/// Tsv fields: `\`, TAB, CR and NUL (`\0`: with `-0`, a NUL ends a row).
+const TSV_ESCAPES: EscapeTable = escape_table(
+    &[(b'\\', b'\\'), (b'\t', b't'), (b'\r', b'r'), (0, b'0')],
+    false,
+);
 
 /// Appends `bytes` to `out` with the bytes that `table` marks escaped. `next` finds the
 /// first such byte of a slice (and must find exactly the bytes `table` marks): the clean
@@ -770,7 +772,9 @@ fn json_next(bytes: &[u8]) -> Option<usize> {
 /// The index of the first byte of `bytes` that [`TSV_ESCAPES`] escapes.
 #[inline]
 fn tsv_next(bytes: &[u8]) -> Option<usize> {
-    first_where(bytes, |b| (b == b'\\') | (b == b'\t') | (b == b'\r'))
+    first_where(bytes, |b| {
+        (b == b'\\') | (b == b'\t') | (b == b'\r') | (b == 0)
+    })
 }
 
 /// The index of the first byte of `bytes` for which `hit` holds. Strings of 16 bytes or
@@ -804,7 +808,8 @@ fn first_where(bytes: &[u8], hit: impl Fn(u8) -> bool + Copy) -> Option<usize> {
     }
 }
 
-/// Appends a tsv field: `\` → `\\`, TAB → `\t`, CR → `\r`, everything else as it is.
+/// Appends a tsv field: `\` → `\\`, TAB → `\t`, CR → `\r`, NUL → `\0`, everything else as
+/// it is.
 fn push_tsv_field(out: &mut Vec<u8>, field: &[u8]) {
     push_escaped(out, field, &TSV_ESCAPES, tsv_next);
 }
@@ -983,6 +988,12 @@ mod tests {
             record(OutputMode::Tsv, b"a\tb", Err(&err)),
             "a\\tb\t\tcontrol:2: control character\n"
         );
+        // A NUL too: with `-0` it would end the row.
+        let nul = Error::new(ErrorKind::Nul, 2, "NUL byte");
+        assert_eq!(
+            record(OutputMode::Tsv, b"a\0b\0", Err(&nul)),
+            "a\\0b\\0\t\tnul:2: NUL byte\n"
+        );
     }
 
     #[test]
@@ -1027,7 +1038,7 @@ mod tests {
         out
     }
 
-    /// A tsv field escaped by the three replacements the format names, one after the other
+    /// A tsv field escaped by the four replacements the format names, one after the other
     /// (the backslash first, so that the backslashes the others write stay single).
     fn reference_tsv(field: &[u8]) -> Vec<u8> {
         let replace = |bytes: Vec<u8>, from: u8, to: &[u8]| -> Vec<u8> {
@@ -1036,7 +1047,8 @@ mod tests {
         };
         let field = replace(field.to_vec(), b'\\', b"\\\\");
         let field = replace(field, b'\t', b"\\t");
-        replace(field, b'\r', b"\\r")
+        let field = replace(field, b'\r', b"\\r");
+        replace(field, 0, b"\\0")
     }
 
     /// Characters that the escapers treat apart, often, among any others.

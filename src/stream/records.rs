@@ -36,8 +36,8 @@ impl Records {
         Records::decoded(input, max_line_bytes, false)
     }
 
-    /// [`Records::new`] for an input that must be text: one whose first block holds a NUL
-    /// byte is refused (see [`Input::into_text_reader`]).
+    /// [`Records::new`] for an input that must be a list of lines: one that starts with a
+    /// binary container's magic number is refused (see [`Input::into_text_reader`]).
     pub fn text(input: Input, max_line_bytes: usize) -> io::Result<Records> {
         Records::decoded(input, max_line_bytes, true)
     }

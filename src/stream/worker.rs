@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::iri::error::{Error, ErrorKind, Warning};
+use crate::iri::error::{self, Error, ErrorKind, Warning};
 use crate::ladder::Notes;
 use crate::stream::chunk::{
     lines_of, Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
@@ -645,6 +645,8 @@ impl<'a> Worker<'a> {
         } else {
             self.op.apply_raw(raw, text, repair, key, notes)
         };
+        // Whatever the operation, a record that holds a NUL is refused for it (SPEC §2).
+        let result = result.map_err(|e| error::with_nul_first(raw, e));
         report.stats.repairs.merge(&notes.repairs);
         report.stats.warnings += notes.warnings.len() as u64;
         // The record's warnings go with it to the output (jsonl writes them); the buffer is

@@ -137,7 +137,6 @@ impl<'a, W: Write> Writer<'a, W> {
     fn emit(&mut self, chunk: &mut Chunk) -> Result<(), RunError> {
         self.stats.merge_counts(&chunk.report.stats);
         let offset = self.line_offset(chunk);
-        self.show_diagnostics(chunk, offset);
         let mut full = None;
         match &mut self.seen {
             Seen::Untracked => {}
@@ -146,9 +145,12 @@ impl<'a, W: Write> Writer<'a, W> {
                 let kept = dedup::keep_first(&mut chunk.out, &chunk.report.spans, set);
                 self.stats.keys_written -= kept.dropped;
                 if let Some(at) = kept.full_at {
+                    let line = chunk.report.spans[at].line;
+                    // Nothing from the record that did not fit on.
+                    chunk.report.diagnostics.retain(|d| d.line < line);
                     full = Some(RunError::UniqueFull {
                         name: self.names[chunk.input].clone(),
-                        line: chunk.report.spans[at].line + offset,
+                        line: line + offset,
                         keys: set.len() as u64,
                         limit: self.options.unique_memory,
                     });
@@ -160,6 +162,7 @@ impl<'a, W: Write> Writer<'a, W> {
                 }
             }
         }
+        self.show_diagnostics(chunk, offset);
         let written = self.write_output(chunk);
         written.map_err(|error| self.write_error(chunk, error))?;
         if let Some(full) = full {

@@ -243,6 +243,7 @@ fn tsv_escape(field: &[u8]) -> Vec<u8> {
             b'\\' => out.extend(b"\\\\"),
             b'\t' => out.extend(b"\\t"),
             b'\r' => out.extend(b"\\r"),
+            0 => out.extend(b"\\0"),
             _ => out.push(b),
         }
     }

@@ -212,6 +212,94 @@ fn a_binary_container_is_refused_before_any_output_and_read_as_lines_when_asked(
     assert!(stdout(&o).ends_with("\nhttp://b.example/\n"));
 }
 
+#[test]
+fn every_subcommand_reports_a_nul_at_its_first_column() {
+    // After stray octets (a column each), after leading blanks, and after a character the
+    // lenient repairs encode: the NUL is the record's error, at its column in the raw line.
+    let input = b"http://a/\n\xFF\xFEab\0x\n   http://a/\0\nhttp://a b/\0\n";
+    let want = ["2:5: nul", "3:13: nul", "4:12: nul"];
+    for args in [
+        &["check"][..],
+        &["normalize"],
+        &["normalize", "--strict"],
+        &["to-uri"],
+        &["to-iri"],
+        &["resolve", "--base", "http://b/"],
+    ] {
+        let o = run(args, input);
+        let err = stderr(&o);
+        for w in want {
+            assert!(err.contains(&format!("<stdin>:{w}")), "{args:?}: {err}");
+        }
+    }
+    // `--explain` says it in its block of each record.
+    let o = run(&["normalize", "--explain"], input);
+    let explained = stdout(&o);
+    for column in [5, 13, 12] {
+        let said = format!("  ! nul: column {column}: NUL byte\n");
+        assert!(explained.contains(&said), "{explained}");
+    }
+}
+
+#[test]
+fn containers_are_told_by_their_bytes_not_by_a_line_feed_among_them() {
+    let dir = temp_dir("containers-lf");
+    // A GIF 10 pixels wide: its width's low byte is a line feed, before any NUL.
+    let gif = b"GIF89a\x0A\x00\x0A\x00\x80\x00\x00\xFF\xFF\xFF\x00\x00\x00,".to_vec();
+    // Text in UTF-16, with its byte order mark.
+    let utf16: Vec<u8> = "\u{FEFF}http://a/\nhttp://b/\n"
+        .encode_utf16()
+        .flat_map(u16::to_le_bytes)
+        .collect();
+    for (name, bytes, format) in [
+        ("w10.gif", gif, "GIF image"),
+        ("utf16.txt", utf16, "UTF-16"),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, &bytes).unwrap();
+        let o = run(&["normalize", path.to_str().unwrap()], b"");
+        assert_eq!(o.status.code(), Some(2), "{name}");
+        assert!(stderr(&o).contains(format), "{}", stderr(&o));
+        let o = run(&["normalize"], &bytes);
+        assert_eq!(o.status.code(), Some(2), "{name} through a pipe");
+    }
+    // Lines that start as some magic numbers do, without the rest, are lines.
+    let text = b"GIF89a\nMZ is a path\nPAR1\nPK\n%PDF\nhttp://a/\n";
+    let o = run(&["normalize", "--output", "tsv"], text);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(out_lines(&o).len(), 6);
+}
+
+#[test]
+fn a_compressed_container_is_refused_before_any_record_of_any_input() {
+    let dir = temp_dir("containers-gz");
+    let good = dir.join("good.txt");
+    std::fs::write(&good, b"http://a.example/\n".repeat(1000)).unwrap();
+    let pdf = dir.join("report.pdf.gz");
+    std::fs::write(&pdf, gzip(b"%PDF-1.7\n%\xE2\xE3\xCF\xD3\n")).unwrap();
+    let o = run(
+        &["normalize", good.to_str().unwrap(), pdf.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    assert!(
+        stderr(&o).contains("once decompressed (gzip)"),
+        "{}",
+        stderr(&o)
+    );
+    // A damaged compressed file is not refused: its records before the damage are written.
+    let whole = gzip(&b"http://b.example/\n".repeat(100_000));
+    let cut = dir.join("cut.gz");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let o = run(
+        &["normalize", good.to_str().unwrap(), cut.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(out_lines(&o).len() > 1000);
+}
+
 /// The compressed forms of `data` by each codec: its name and a function making it.
 type Codec = (&'static str, fn(&[u8]) -> Vec<u8>);
 
@@ -246,7 +334,7 @@ const CODECS: [Codec; 4] = [("gzip", gzip), ("zstd", zstd), ("xz", xz), ("bzip2"
 
 /// The offset the error of a damaged input names.
 fn offset_in(err: &str) -> u64 {
-    let after = err.split("decoding stopped after byte ").nth(1).expect(err);
+    let after = err.split("it stopped after byte ").nth(1).expect(err);
     after.split(' ').next().unwrap().parse().unwrap()
 }
 
@@ -275,7 +363,10 @@ fn damaged_compressed_input_writes_what_came_before_and_says_where() {
         assert_eq!(got, want[..got.len()], "{name}: a prefix, in order");
         let err = stderr(&o);
         assert!(err.contains(cut.to_str().unwrap()), "{err}");
-        assert!(err.contains(&format!("damaged {name} data")), "{err}");
+        assert!(
+            err.contains(&format!("decoding {name} data failed")),
+            "{err}"
+        );
         assert_eq!(offset_in(&err), whole.len() as u64 / 2, "{name}: {err}");
         // One byte flipped past the middle: the records before the damage as they were,
         // then the error; the offset is within the file.
@@ -289,7 +380,10 @@ fn damaged_compressed_input_writes_what_came_before_and_says_where() {
         );
         assert_eq!(o.status.code(), Some(2), "{name}: {}", stderr(&o));
         let err = stderr(&o);
-        assert!(err.contains(&format!("damaged {name} data")), "{err}");
+        assert!(
+            err.contains(&format!("decoding {name} data failed")),
+            "{err}"
+        );
         assert!(offset_in(&err) <= whole.len() as u64, "{err}");
         let got = out_lines(&o);
         let intact = got.iter().zip(&want).take_while(|(g, w)| g == w).count();
@@ -317,9 +411,11 @@ fn damaged_compressed_input_writes_what_came_before_and_says_where() {
 fn unique_under_a_small_cap_stops_with_a_clear_error() {
     // 1 MiB holds about 50,000 keys: the run stops at the first new key that does not fit,
     // having written every record before it, each key once.
-    let data: Vec<u8> = (0..RECORDS)
+    let mut data: Vec<u8> = (0..RECORDS)
         .flat_map(|i| format!("http://n{}.example/{i}\n", i % 100).into_bytes())
         .collect();
+    // An invalid record after the stop: its diagnostic is not shown.
+    data.extend_from_slice(b"http://[bad\n");
     let o = run(&["normalize", "--unique", "--unique-memory", "1M"], &data);
     assert_eq!(o.status.code(), Some(2));
     let written = out_lines(&o);
@@ -333,6 +429,8 @@ fn unique_under_a_small_cap_stops_with_a_clear_error() {
     }
     let err = stderr(&o);
     let line = written.len() + 1;
+    // No diagnostic of a record past the stop.
+    assert!(!err.contains("syntax"), "{err}");
     assert!(
         err.contains(&format!("<stdin>:{line}: --unique stopped here")),
         "{err}"
@@ -346,9 +444,13 @@ fn unique_under_a_small_cap_stops_with_a_clear_error() {
     let o = run(&["normalize", "--unique", "--unique-memory", "64M"], &data);
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o).lines().count(), RECORDS);
+    assert!(stderr(&o).contains(&format!("<stdin>:{}:8: syntax", RECORDS + 1)));
     let o = run(&["normalize", "--unique", "--unique-memory", "lots"], &data);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("is not a size"), "{}", stderr(&o));
+    // The cap without --unique is a usage error.
+    let o = run(&["normalize", "--unique-memory", "1M"], &data);
+    assert_eq!(o.status.code(), Some(2));
 }
 
 /// The output of a run of the default normalizer over `data`, the command line's way
