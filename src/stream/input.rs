@@ -23,7 +23,7 @@
 //! a compressed archive is refused too.
 //!
 //! A decoding error of a compressed input names the codec and how many bytes of the
-//! compressed input the decoder had read when it stopped ([`Damaged`]): the damage lies at
+//! compressed input the decoder had read when it stopped (`Damaged`): the damage lies at
 //! or before that offset. Every record decoded before it is read as usual.
 //!
 //! The first bytes are peeked and then put back in front of the stream, so not a byte is
