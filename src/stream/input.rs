@@ -178,9 +178,10 @@ fn window_end(head: &[u8]) -> usize {
         .min(FIRST_BLOCK)
 }
 
-/// The binary container whose magic number `head` (an input's first bytes: the whole input,
-/// or at least up to [`window_end`]) starts with, if any. Only the bytes up to
-/// [`window_end`] are looked at; a NUL that some formats need must be among them.
+/// The binary container whose magic number `head` starts with, if any. `head` is an
+/// input's first bytes: the whole input, or at least its window (`window_end`: the first
+/// line, or further for a magic number that needs it), which alone is looked at; a NUL that
+/// some formats need must be in it.
 pub fn container_of(head: &[u8]) -> Option<&'static Container> {
     let head = &head[..head.len().min(window_end(head))];
     CONTAINERS.iter().find(|c| {
