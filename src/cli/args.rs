@@ -382,11 +382,10 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
         .with_strict(shared.strict)
         .with_max_line_bytes(shared.max_line_bytes.max(1))
         .with_unique(shared.unique)
-        .with_unique_memory(
-            shared
-                .unique_memory
-                .unwrap_or_else(super::memory::default_unique_memory),
-        )
+        .with_unique_memory(match (shared.unique, shared.unique_memory) {
+            (true, None) => super::memory::default_unique_memory(),
+            (_, cap) => cap.unwrap_or(usize::MAX),
+        })
         .with_stats(shared.wants_stats())
         .with_max_diagnostics(if shared.quiet {
             0
