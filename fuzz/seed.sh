@@ -75,7 +75,7 @@ for i, r in enumerate(sample(records, 1500)):
     pairs.append(bases[(i * 7) % len(bases)] + b"\n" + r)
 pairs += sample(records, 500)  # no LF: against the RFC 3986 §5.4 base
 
-# Engine inputs: 3 setting bytes, then runs of consecutive corpus lines.
+# Engine inputs: 4 setting bytes, then runs of consecutive corpus lines.
 engine = []
 k = 0
 for name, ls in line_files.items():
@@ -84,7 +84,8 @@ for name, ls in line_files.items():
         n = 1 + (k * 13) % 60
         body = b"\n".join(ls[start:start + n]) + (b"\n" if k % 3 else b"")
         cfg = (k * 2654435761) & 0xFFFFFF
-        engine.append(bytes([cfg & 0xFF, (cfg >> 8) & 0xFF, (cfg >> 16) & 0xFF]) + body)
+        more = (k * 40503) & 0xFF
+        engine.append(bytes([cfg & 0xFF, (cfg >> 8) & 0xFF, (cfg >> 16) & 0xFF, more]) + body)
 
 def write(target, items):
     d = os.path.join(out, target)
