@@ -81,7 +81,7 @@ fn main() {
             .with_form(Form::Uri),
     )
     .expect("options");
-    // The command line's operation: the normalizer itself, whose `pass_through` lets the
+    // The command line's operation: the normalizer itself, whose runs of lines let the
     // engine copy a line needing no change without preparing or parsing it.
     let op: &dyn Operation = &normalizer;
     // Any other `Fn` operation: every record prepared and through the whole ladder.

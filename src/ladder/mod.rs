@@ -27,7 +27,7 @@ pub mod trace;
 
 pub use compare::{lowest_common_rung, CompareError};
 pub use fast::backend_name;
-pub use normalizer::{equivalent, Normalizer};
+pub use normalizer::{equivalent, KeyRun, NextLine, Normalizer};
 pub use options::{Form, Level, Options};
 pub use protocol::Rules;
 pub use record::{Notes, Record};

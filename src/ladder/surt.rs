@@ -351,7 +351,6 @@ fn write_ldh_surt_ending(
 /// scheme is longer than its SURT (which drops `scheme://` and adds at most `)/`), and one
 /// without a scheme starts with `/`, which its SURT never does (it starts with a byte of the
 /// host, or with `:` or `)` where the host is empty).
-#[cfg(feature = "stream")]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_ldh_surt_line(
@@ -370,7 +369,6 @@ pub(crate) fn write_ldh_surt_line(
 /// record's scheme is `line[..scheme_end]` (its `:` included; empty where the record has
 /// none), written as [`push_scheme_part`] writes it. A function of its own, so that the
 /// SURTs without a scheme pay nothing for it.
-#[cfg(feature = "stream")]
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_ldh_surt_line_with_scheme(
@@ -393,7 +391,6 @@ pub(crate) fn write_ldh_surt_line_with_scheme(
 /// carries, lowercased as a whole, where the scheme is at most twelve bytes long and
 /// `line` holds sixteen bytes (every scheme with a row for DNS hosts is, and most lines
 /// do); otherwise it is written the general way.
-#[cfg(feature = "stream")]
 #[inline(always)]
 fn push_scheme_part_of_line(line: &[u8], scheme_end: usize, out: &mut Vec<u8>) {
     debug_assert_eq!(line.get(scheme_end..scheme_end + 2), Some(&b"//"[..]));
@@ -411,7 +408,6 @@ fn push_scheme_part_of_line(line: &[u8], scheme_end: usize, out: &mut Vec<u8>) {
 }
 
 /// The body of [`write_ldh_surt_line`].
-#[cfg(feature = "stream")]
 #[inline(always)]
 fn ldh_surt_line(
     out: &mut Vec<u8>,
@@ -781,7 +777,6 @@ mod tests {
         }
     }
 
-    #[cfg(feature = "stream")]
     #[test]
     fn the_line_writer_writes_the_surt_of_the_key_from_its_offsets() {
         let records = [

@@ -51,15 +51,16 @@
 //! Each raw record goes to [`Operation::apply_raw`]: by default it is prepared
 //! ([`crate::iri::repair::prepare`]: trimmed and repaired unless the run is strict), the
 //! operation applied, and the column of an error mapped back to the record as read
-//! ([`crate::iri::repair::Repair::raw_column`]); the normalizer does the same through its own
-//! record entry point, so the engine itself knows nothing of repairs. Line numbers count
-//! from 1 in each input.
+//! ([`crate::iri::repair::Repair::raw_column`]), so the engine itself knows nothing of
+//! repairs. Line numbers count from 1 in each input.
 //!
-//! An operation may first say that a record passes through ([`Operation::pass_through`]: it
-//! is valid, needs no repair and is its own result; the normalizer's fast path does this,
-//! finding the end of the line on the way). Such a record is written as it is, without being
-//! prepared or applied; in key output, a run of such lines is copied to the output in one
-//! go (SPEC §8).
+//! Where the operation is the ladder ([`Operation::ladder`]), the worker reads the lines
+//! through the ladder's runs of lines ([`crate::ladder::Normalizer::canonical_lines`] and
+//! [`crate::ladder::Normalizer::own_key_lines`]): a line that is its own key (valid, needs no
+//! repair) is written as it is, in key output a run of such lines copied to the output in
+//! one go (SPEC §8); keys the runs write without a parse (SURTs, keys under protocol rules)
+//! go out as they are written; every other record goes to the ladder's one entry
+//! ([`crate::ladder::Normalizer::normalize_raw_into`]).
 //!
 //! # Files, one concept each
 //!
@@ -75,7 +76,9 @@
 //! - `chunk`: the chunk that travels between the stages, and what a worker reports on it;
 //! - `reader`: cutting inputs into chunks of whole lines, and skipping too-long lines;
 //! - `mapping`: regular files read through a memory map, released behind the run;
-//! - `worker`: the records of a chunk through the operation (and the fast path);
+//! - `worker`: the records of a chunk through the operation (and the ladder's runs of
+//!   lines), each result handed to the chunk's emitter, which alone writes its output,
+//!   rows and statistics;
 //! - `writer`: chunks back in order, written with vectored writes;
 //! - `dedup`: key fingerprints, and the set of them that `unique` keeps;
 //! - `hyperloglog`: the sketch that estimates the number of distinct keys for `stats`
@@ -104,7 +107,7 @@ mod writer;
 pub use chunk::TOO_LONG_PREFIX;
 pub use engine::Engine;
 pub use error::{RunError, SHORTENED_MAP};
-pub use operation::{KeyRun, NextLine, Operation};
+pub use operation::Operation;
 pub use options::{chunks_in_flight, run_chunk_size, EngineOptions, OnError};
 pub use output::{OutputMode, Stats};
 pub use progress::Progress;

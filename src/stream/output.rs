@@ -265,10 +265,9 @@ pub(crate) struct Record<'a> {
     pub(crate) result: Result<&'a str, &'a Error>,
     /// The warnings about a valid record (written in jsonl only).
     pub(crate) warnings: &'a [Warning],
-    /// The record passed through an operation whose records that pass through are
-    /// printable ([`crate::stream::Operation::passes_printable_records`]), or was in its
-    /// runs of keys: neither it nor its key holds a byte a format escapes, so its fields
-    /// are copied without a scan.
+    /// The record came from the ladder's runs of lines (its own key, or a key written
+    /// there), which take only printable records (SPEC §8): neither it nor its key holds a
+    /// byte a format escapes, so its fields are copied without a scan.
     pub(crate) passed: bool,
 }
 

@@ -1,6 +1,6 @@
 //! The run-of-lines scan: [`FastPath::accepts_line`](super::FastPath::accepts_line) over as
 //! many lines as pass in a row, in one loop, so that a run of canonical lines costs the
-//! engine one call ([`crate::stream::Operation::pass_through_lines`]). Each line asks the
+//! engine one call ([`crate::ladder::Normalizer::canonical_lines`]). Each line asks the
 //! processor for the input [`prefetch::AHEAD`] bytes on ([`prefetch::ahead`]).
 
 use super::blocks::Blocks;

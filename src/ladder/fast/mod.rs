@@ -371,7 +371,6 @@ impl FastPath {
 
     /// The shape of `record`, a line a run of lines handed out, scanned again (without the
     /// carriage return that may have followed it).
-    #[cfg(feature = "stream")]
     pub(crate) fn rescan(&self, record: &str) -> Option<Shape> {
         self.scan_line(record)
             .filter(|shape| shape.len == record.len())
@@ -435,8 +434,8 @@ impl FastPath {
     /// are), line ends included, and how many lines that is. `take` is called with each line
     /// that passes (without its line end), its [`Shape`], and the text from its start to the
     /// end of `rest` (for writers that read ahead), in order, until it says `false`. One
-    /// loop, in the backend, for the whole run (the engine's
-    /// `Operation::pass_through_lines`). Here a line also passes whose key is the line with
+    /// loop, in the backend, for the whole run (the runs of lines,
+    /// [`crate::ladder::Normalizer::canonical_lines`]). Here a line also passes whose key is the line with
     /// a `/` for its empty path ([`Shape::adds_slash`]): `take` decides what to do with it.
     pub(crate) fn take_lines_ending<const CRLF: bool>(
         &self,

@@ -1,0 +1,288 @@
+//! Where a chunk's results go ([`Emitter`]): the one owner of the chunk's output buffer,
+//! its verbatim runs, the row writer and the chunk's report. Every count of the statistics
+//! is made in one place, [`Emitter::tally`].
+
+use std::ops::Range;
+
+use crate::iri::error::{Error, ErrorKind, Warning};
+use crate::ladder::{KeyRun, Notes};
+use crate::stream::chunk::{Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX};
+use crate::stream::dedup;
+use crate::stream::hyperloglog::HyperLogLog;
+use crate::stream::options::{EngineOptions, OnError};
+use crate::stream::output::{OutputMode, Record, RowWriter};
+
+/// What one step through a chunk adds to its statistics ([`Emitter::tally`]).
+#[derive(Clone, Copy, Default)]
+struct Tally<'n> {
+    /// Records gone through.
+    records: u64,
+    /// Keys written.
+    written: u64,
+    /// Keys that differ from their record.
+    changed: u64,
+    /// The kind of an invalid record.
+    invalid: Option<ErrorKind>,
+    /// A record's repairs and warnings.
+    notes: Option<&'n Notes>,
+}
+
+/// Where a chunk's results go, and how.
+pub(super) struct Emitter<'c> {
+    out: &'c mut Vec<u8>,
+    runs: &'c mut Vec<VerbatimRun>,
+    report: &'c mut Report,
+    rows: &'c mut RowWriter,
+    options: &'c EngineOptions,
+    /// Lines copied through just before the input at hand, not yet recorded as a
+    /// [`VerbatimRun`].
+    run: Range<usize>,
+    /// Whether lines copied through are written as [`VerbatimRun`]s: in key output without
+    /// deduplication, consecutive such lines (each with its line feed and no carriage
+    /// return) form one range of the input, which is not copied: the writer writes it from
+    /// the chunk's data. With `stats`, each key still goes into the chunk's sketch.
+    pub(super) writes_runs: bool,
+}
+
+impl<'c> Emitter<'c> {
+    /// The emitter of a chunk whose output, verbatim runs and report are emptied here.
+    pub(super) fn new(
+        out: &'c mut Vec<u8>,
+        runs: &'c mut Vec<VerbatimRun>,
+        report: &'c mut Report,
+        rows: &'c mut RowWriter,
+        options: &'c EngineOptions,
+    ) -> Self {
+        out.clear();
+        runs.clear();
+        report.clear();
+        let writes_runs =
+            options.output == OutputMode::Key && !options.unique && !options.null_terminated;
+        Emitter {
+            out,
+            runs,
+            report,
+            rows,
+            options,
+            run: 0..0,
+            writes_runs,
+        }
+    }
+
+    /// The one place the chunk's statistics are counted.
+    #[inline]
+    fn tally(&mut self, t: Tally<'_>) {
+        let stats = &mut self.report.stats;
+        stats.records += t.records;
+        stats.keys_written += t.written;
+        stats.changed += t.changed;
+        if let Some(kind) = t.invalid {
+            stats.count_invalid(kind);
+        }
+        if let Some(notes) = t.notes {
+            stats.repairs.merge(&notes.repairs);
+            stats.warnings += notes.warnings.len() as u64;
+        }
+    }
+
+    /// Whether keys are fingerprinted (`unique` or `stats`).
+    #[inline]
+    pub(super) fn tracks_keys(&self) -> bool {
+        self.options.unique || self.options.stats
+    }
+
+    /// Whether keys are counted into a sketch (`stats` without `unique`).
+    #[inline]
+    pub(super) fn sketches(&self) -> bool {
+        self.options.stats && !self.options.unique
+    }
+
+    /// Puts `key` into the chunk's sketch of distinct keys (`stats` without `unique`).
+    #[inline]
+    pub(super) fn sketch(&mut self, key: &[u8]) {
+        let sketch = self.report.sketch.get_or_insert_with(HyperLogLog::default);
+        sketch.insert(dedup::fingerprint(key));
+    }
+
+    /// The lines at `range` of the chunk (`lines` of them, each its own key, ended by a line
+    /// feed alone) are written as they are: they join the run, or start a new one if the
+    /// run does not end where they start.
+    #[inline]
+    pub(super) fn copied(&mut self, range: Range<usize>, lines: u64) {
+        if self.run.end != range.start {
+            self.flush_run();
+            self.run.start = range.start;
+        }
+        self.run.end = range.end;
+        self.tally(Tally {
+            records: lines,
+            written: lines,
+            ..Tally::default()
+        });
+    }
+
+    /// Records the run as written next, after what the output holds now, and empties it.
+    #[inline]
+    pub(super) fn flush_run(&mut self) {
+        if self.run.start < self.run.end {
+            self.runs.push(VerbatimRun {
+                data: self.run.clone(),
+                at: self.out.len(),
+            });
+            self.run = 0..0;
+        }
+    }
+
+    /// The keys `write` appends to the output for a run of whole lines of `rest` (each key
+    /// and a line feed, [`crate::ladder::Normalizer::own_key_lines`]), after what the output
+    /// holds. Returns what the run took, or `None` (and nothing written) where it took no
+    /// whole line.
+    pub(super) fn key_run(
+        &mut self,
+        rest: &str,
+        write: impl FnOnce(&mut Vec<u8>) -> KeyRun,
+    ) -> Option<KeyRun> {
+        // The keys go after the lines before them.
+        self.flush_run();
+        let mark = self.out.len();
+        let run = write(self.out);
+        // The contract, checked: whole lines.
+        if run.lines == 0 || run.bytes == 0 || rest.as_bytes().get(run.bytes - 1) != Some(&b'\n') {
+            self.out.truncate(mark);
+            return None;
+        }
+        if self.sketches() {
+            // The keys are the run's lines of output.
+            let mut sketch = self.report.sketch.take().unwrap_or_default();
+            let keys = &self.out[mark..];
+            let mut from = 0;
+            for end in memchr::memchr_iter(b'\n', keys) {
+                sketch.insert(dedup::fingerprint(&keys[from..end]));
+                from = end + 1;
+            }
+            self.report.sketch = Some(sketch);
+        }
+        self.tally(Tally {
+            records: run.lines,
+            written: run.lines,
+            changed: run.changed,
+            ..Tally::default()
+        });
+        Some(run)
+    }
+
+    /// A row for `line`, a printable record that is its own key, where no key is tracked.
+    #[inline]
+    pub(super) fn passed_row(&mut self, number: u64, line: &str) {
+        self.rows.write_passed(self.out, number, line);
+        self.tally(Tally {
+            records: 1,
+            written: 1,
+            ..Tally::default()
+        });
+    }
+
+    /// A row for `line`, a printable record, with `key`, printable too, where no key is
+    /// tracked.
+    #[inline]
+    pub(super) fn keyed_row(&mut self, number: u64, line: &str, key: &str) {
+        self.rows.write_printable(self.out, number, line, key);
+        self.tally(Tally {
+            records: 1,
+            written: 1,
+            changed: u64::from(key != line),
+            ..Tally::default()
+        });
+    }
+
+    /// Formats a valid record with its key. With `unique`, the record gets a [`Span`], with
+    /// which the writer drops it if its key came before, in this chunk or an earlier one
+    /// ([`dedup::keep_first`]); with `stats` alone, the key goes into the chunk's sketch.
+    #[inline]
+    pub(super) fn valid(&mut self, record: Record<'_>) {
+        let start = self.out.len();
+        let key = record.result.unwrap_or_default();
+        let line = record.line;
+        self.tally(Tally {
+            records: 1,
+            written: 1,
+            changed: u64::from(key.as_bytes() != record.input),
+            ..Tally::default()
+        });
+        self.rows.write(self.out, record);
+        if self.options.unique {
+            self.report.spans.push(Span {
+                start,
+                end: self.out.len(),
+                line,
+                fingerprint: dedup::fingerprint(key.as_bytes()),
+            });
+        } else if self.options.stats {
+            self.sketch(key.as_bytes());
+        }
+    }
+
+    /// A record the operation handled: `key` with its `notes`, or its error. Returns whether
+    /// it was valid.
+    pub(super) fn record(
+        &mut self,
+        line: u64,
+        raw: &[u8],
+        result: Result<&str, Error>,
+        notes: &Notes,
+    ) -> bool {
+        self.tally(Tally {
+            notes: Some(notes),
+            ..Tally::default()
+        });
+        match result {
+            Ok(key) => {
+                self.valid(Record::valid(line, raw, key, &notes.warnings, false));
+                true
+            }
+            Err(error) => {
+                self.invalid(line, raw, error);
+                false
+            }
+        }
+    }
+
+    /// Counts an invalid record, and formats it unless it is skipped (or stops the run).
+    pub(super) fn invalid(&mut self, line: u64, raw: &[u8], error: Error) {
+        self.tally(Tally {
+            records: 1,
+            invalid: Some(error.kind),
+            ..Tally::default()
+        });
+        match self.options.on_error {
+            OnError::Fail => {
+                self.report.failure = Some(Diagnostic { line, error });
+                return;
+            }
+            // With `unique` the output is the distinct keys: an invalid record has none, so
+            // it is left out (still counted and diagnosed).
+            OnError::Mark if !self.options.unique => self.mark(line, raw, &error),
+            OnError::Mark | OnError::Skip => {}
+        }
+        if self.report.diagnostics.len() < self.options.max_diagnostics {
+            self.report.diagnostics.push(Diagnostic { line, error });
+        }
+    }
+
+    /// The row of an invalid record ([`OnError::Mark`]).
+    fn mark(&mut self, line: u64, raw: &[u8], error: &Error) {
+        let input = if error.kind == ErrorKind::TooLong {
+            &raw[..raw.len().min(TOO_LONG_PREFIX)]
+        } else {
+            raw
+        };
+        let record = Record {
+            line,
+            input,
+            result: Err(error),
+            warnings: &[] as &[Warning],
+            passed: false,
+        };
+        self.rows.write(self.out, record);
+    }
+}

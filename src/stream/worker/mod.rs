@@ -1,0 +1,781 @@
+//! The worker stage (SPEC §2 records, §8 engine): runs the operation over every record of a
+//! chunk, through the ladder's runs of lines where the operation is the ladder, and hands
+//! every result to the chunk's [`Emitter`]. The chunk is validated as UTF-8 a piece at a
+//! time ([`pass::PIECE`]), just before its lines are gone through; lines that are their own
+//! key are written as they are, in key output as verbatim runs of the input that are not
+//! even copied; every other line is prepared and handed to the operation.
+
+mod backoff;
+mod emit;
+mod pass;
+
+use std::panic::{self, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::iri::error::{self, Error, ErrorKind};
+use crate::ladder::{NextLine, Normalizer, Notes};
+use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
+use crate::stream::operation::Operation;
+use crate::stream::options::{EngineOptions, OnError};
+use crate::stream::output::{Record, RowWriter};
+
+use backoff::Backoff;
+use emit::Emitter;
+use pass::{handed_out_line, terminator, Pass};
+
+/// The message of a `too-long` error.
+const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
+
+/// The operation and the settings the workers of a run share.
+pub(super) struct Worker<'a> {
+    op: &'a dyn Operation,
+    /// The ladder, where the operation is the ladder: lines are read through its runs of
+    /// lines ([`Operation::ladder`]).
+    ladder: Option<&'a Normalizer>,
+    options: EngineOptions,
+    /// The names of the inputs, for the rows that carry them.
+    names: &'a [String],
+    /// The ladder's runs of keys may hold lines that end in a line feed alone
+    /// ([`Normalizer::rewrites_own_keys`]).
+    key_lf: bool,
+}
+
+/// Buffers each worker reuses from record to record.
+struct Scratch {
+    /// The repairs and warnings of the record at hand.
+    notes: Notes,
+    /// The operation's output for the current record.
+    key: String,
+    /// When the fast path is tried.
+    backoff: Backoff,
+    /// The ladder's runs of keys refused the record at hand.
+    refused_by_key_lines: bool,
+    /// The key of a line in a run of rows ([`Normalizer::own_keys_each`]).
+    run_key: Vec<u8>,
+}
+
+impl Scratch {
+    /// Empty buffers.
+    fn new() -> Self {
+        Scratch {
+            notes: Notes::default(),
+            key: String::new(),
+            backoff: Backoff::default(),
+            refused_by_key_lines: false,
+            run_key: Vec::new(),
+        }
+    }
+}
+
+impl<'a> Worker<'a> {
+    /// The workers' part of a run of `op` under `options` over the inputs `names`.
+    pub(super) fn new(op: &'a dyn Operation, options: &EngineOptions, names: &'a [String]) -> Self {
+        let ladder = op.ladder();
+        Worker {
+            op,
+            ladder,
+            options: options.clone(),
+            names,
+            key_lf: ladder.is_some_and(Normalizer::rewrites_own_keys),
+        }
+    }
+
+    /// The worker loop: process chunks until the reader is done or the run stops.
+    pub(super) fn work(&self, work: &Receiver<Chunk>, done: &Sender<Chunk>, stop: &AtomicBool) {
+        let mut scratch = Scratch::new();
+        let mut rows = RowWriter::new(self.options.format());
+        for mut chunk in work.iter() {
+            if stop.load(Ordering::Relaxed) {
+                break;
+            }
+            // A panic (a bug in the operation) is passed to the writer, which re-raises it
+            // on the calling thread; left here, it would leave the other stages waiting.
+            let processed = panic::catch_unwind(AssertUnwindSafe(|| {
+                self.process(&mut chunk, &mut rows, &mut scratch);
+            }));
+            if let Err(payload) = processed {
+                chunk.report.panic = Some(payload);
+                stop.store(true, Ordering::Relaxed);
+            }
+            if done.send(chunk).is_err() {
+                break;
+            }
+        }
+    }
+
+    /// Runs the operation over every record of `chunk`, filling its output and report.
+    fn process(&self, chunk: &mut Chunk, rows: &mut RowWriter, scratch: &mut Scratch) {
+        let Chunk {
+            input,
+            kind,
+            first_line,
+            data,
+            len,
+            mapped,
+            out,
+            verbatim_runs,
+            report,
+            ..
+        } = chunk;
+        let data = lines_of(&data[..*len], *kind, mapped);
+        let line = first_line.unwrap_or(1);
+        let file = self.names.get(*input).map_or("", String::as_str);
+        rows.start_input(*input, file);
+        let mut emit = Emitter::new(out, verbatim_runs, report, rows, &self.options);
+        if *kind == ChunkKind::TooLong {
+            emit.invalid(line, data, too_long());
+            return;
+        }
+        if let Some(lines) = mapped.as_ref().filter(|_| *kind == ChunkKind::Lines) {
+            lines.populate();
+        }
+        let mut pass = Pass::new(data, line);
+        match self.ladder {
+            Some(ladder) => self.lines(ladder, &mut pass, &mut emit, scratch),
+            None => self.records(&mut pass, &mut emit, scratch),
+        }
+        emit.flush_run();
+    }
+
+    /// Goes through a chunk of lines one record at a time, until its end or a record that
+    /// stops the run ([`OnError::Fail`]).
+    fn records(&self, pass: &mut Pass<'_>, emit: &mut Emitter<'_>, scratch: &mut Scratch) {
+        while !pass.done() {
+            pass.validate_to_start();
+            if !self.record_at(pass.line_end(), pass, emit, scratch) {
+                return;
+            }
+        }
+    }
+
+    /// Goes through a chunk of lines through the ladder's runs of lines, many lines at a
+    /// time where they are their own keys or have keys written without a parse, until its
+    /// end or a record that stops the run ([`OnError::Fail`]).
+    fn lines(
+        &self,
+        ladder: &Normalizer,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+        scratch: &mut Scratch,
+    ) {
+        while !pass.done() {
+            pass.validate_to_start();
+            // The end (line feed) of the line at `start`, once it has been looked for.
+            let mut line_end = None;
+            // Whether the ladder's runs of keys refused the line at `start`.
+            let mut refused_by_key_lines = false;
+            let text = pass.text.filter(|_| scratch.backoff.tries());
+            if let Some(text) = text {
+                let before = pass.start;
+                if self.pass_lines(ladder, text, pass, emit) {
+                    break;
+                }
+                if pass.start != before {
+                    scratch.backoff.taken();
+                }
+                if pass.start == pass.valid_to() {
+                    // The end of the piece: the next one is validated first.
+                    continue;
+                }
+                let key_rows = self.key_rows(emit);
+                if key_rows {
+                    // Rows of the keys the ladder writes in runs: the line they stop at is
+                    // refused by them, and goes on as below.
+                    let before = pass.start;
+                    self.write_keyed(ladder, text, pass, emit, scratch);
+                    if pass.start != before {
+                        scratch.backoff.taken();
+                    }
+                    if pass.start == pass.valid_to() {
+                        continue;
+                    }
+                }
+                // The line at `start` is not its own key as a line that ends in a line feed
+                // alone. Its key may be written in a run of keys; it may still be its own key
+                // if it ends in CRLF, or is the last line and has no line feed; any other
+                // goes to the full ladder.
+                let end = pass.line_end();
+                line_end = Some(end);
+                let crlf = end > pass.start && pass.data[end - 1] == b'\r';
+                let keyed = match pass.next {
+                    NextLine::Unknown => self.key_lf,
+                    NextLine::Keyed => true,
+                    NextLine::NotKeyed => false,
+                };
+                let keys = emit.writes_runs && (crlf || keyed);
+                pass.next = NextLine::Unknown;
+                if keys && self.key_lines(ladder, text, pass, emit) {
+                    scratch.backoff.taken();
+                    continue;
+                }
+                refused_by_key_lines = keys || key_rows;
+                let try_alone = end == pass.data.len() || crlf;
+                if try_alone && self.pass_line(ladder, text, pass, emit) {
+                    scratch.backoff.taken();
+                    continue;
+                }
+                scratch.backoff.refused();
+            }
+            emit.flush_run();
+            let end = line_end.unwrap_or_else(|| pass.line_end());
+            scratch.refused_by_key_lines = refused_by_key_lines;
+            if !self.record_at(end, pass, emit, scratch) {
+                return;
+            }
+        }
+    }
+
+    /// The fast path, many lines at a time: the lines at `start` that are their own keys.
+    /// Where the emitter writes verbatim runs, those that end in a line feed alone join the
+    /// run; otherwise each, CRLF lines too, is formatted as a record
+    /// ([`Worker::write_passed`]). Returns whether they reach the end of the chunk.
+    #[inline]
+    fn pass_lines(
+        &self,
+        ladder: &Normalizer,
+        text: &str,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+    ) -> bool {
+        if !emit.writes_runs {
+            self.write_passed(ladder, text, pass, emit);
+            return pass.done();
+        }
+        // Slicing `text` after a line feed is always on a char boundary.
+        let rest = &text[pass.start..];
+        let max_line = self.options.max_line_bytes;
+        let (n, lines) = if emit.sketches() {
+            sketch_passed(ladder, rest, max_line, emit)
+        } else {
+            let (n, lines, next) = ladder.canonical_lines_then_keys(rest, max_line);
+            pass.next = next;
+            (n, lines)
+        };
+        // The contract, checked: whole lines.
+        if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
+            emit.copied(pass.start..pass.start + n, lines);
+            pass.advance(n, lines);
+            return pass.done();
+        }
+        false
+    }
+
+    /// Formats each line at `start` that is its own key (and ends in a line feed, alone or
+    /// after a carriage return) as a valid record, as the ladder hands them out, and moves
+    /// past them.
+    fn write_passed(
+        &self,
+        ladder: &Normalizer,
+        text: &str,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+    ) {
+        let rest = &text[pass.start..];
+        let max_line = self.options.max_line_bytes;
+        let mut at = 0;
+        let number = &mut pass.line;
+        // Rows that no key tracking looks at take the short way (the fast path takes only
+        // printable records, SPEC §8).
+        let fast_rows = !emit.tracks_keys();
+        ladder.each_canonical_line(rest, max_line, |line| {
+            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
+                return false;
+            };
+            if fast_rows {
+                emit.passed_row(*number, line);
+            } else {
+                emit.valid(Record::valid(*number, line.as_bytes(), line, &[], true));
+            }
+            *number += 1;
+            at += line.len() + ending;
+            true
+        });
+        pass.start += at;
+    }
+
+    /// Whether the keys the ladder writes in runs are written as rows, one by one
+    /// ([`Worker::write_keyed`]): where it rewrites keys in runs and the chunk's output is
+    /// not written in verbatim runs (rows, tracked keys, NUL after each key).
+    #[inline]
+    fn key_rows(&self, emit: &Emitter<'_>) -> bool {
+        self.key_lf && !emit.writes_runs
+    }
+
+    /// Formats each line at `start` whose key the ladder writes in a run
+    /// ([`Normalizer::own_keys_each`]), lines that are their own keys among them, as a valid
+    /// record with its key, and moves past them.
+    fn write_keyed(
+        &self,
+        ladder: &Normalizer,
+        text: &str,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+        scratch: &mut Scratch,
+    ) {
+        let rest = &text[pass.start..];
+        let max_line = self.options.max_line_bytes;
+        let fast_rows = !emit.tracks_keys();
+        let number = &mut pass.line;
+        let mut at = 0;
+        let each = |line: &str, key: &str| {
+            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
+                return false;
+            };
+            if std::ptr::eq(key, line) && fast_rows {
+                emit.passed_row(*number, line);
+            } else if fast_rows {
+                // A key written anew (a SURT, a key the rules rewrote): as short a way.
+                emit.keyed_row(*number, line, key);
+            } else {
+                emit.valid(Record::valid(*number, line.as_bytes(), key, &[], true));
+            }
+            *number += 1;
+            at += line.len() + ending;
+            true
+        };
+        ladder.own_keys_each(rest, max_line, &mut scratch.run_key, each);
+        pass.start += at;
+    }
+
+    /// The lines at `start` whose keys the ladder writes at once
+    /// ([`Normalizer::own_key_lines`]): written after what the output holds. Returns whether
+    /// there were any.
+    fn key_lines(
+        &self,
+        ladder: &Normalizer,
+        text: &str,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+    ) -> bool {
+        let rest = &text[pass.start..];
+        let max_line = self.options.max_line_bytes;
+        match emit.key_run(rest, |out| ladder.own_key_lines(rest, max_line, out)) {
+            Some(run) => {
+                pass.advance(run.bytes, run.lines);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The fast path, one line: if the record at `start` is its own key, it is written as
+    /// it is. Returns whether it was.
+    #[inline]
+    fn pass_line(
+        &self,
+        ladder: &Normalizer,
+        text: &str,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+    ) -> bool {
+        let rest = &text[pass.start..];
+        let Some((n, terminator)) = self.passes(ladder, rest) else {
+            return false;
+        };
+        let (start, end) = (pass.start, pass.start + n);
+        if emit.writes_runs && terminator == 1 {
+            if emit.sketches() {
+                emit.sketch(&pass.data[start..end]);
+            }
+            emit.copied(start..end + 1, 1);
+            pass.advance(n + 1, 1);
+        } else {
+            emit.flush_run();
+            let (raw, key) = (&pass.data[start..end], &rest[..n]);
+            emit.valid(Record::valid(pass.line, raw, key, &[], true));
+            pass.advance(n + terminator.max(1), 1);
+        }
+        true
+    }
+
+    /// Asks the ladder whether the record at the start of `rest` is its own key, and checks
+    /// the answer against the contract: a whole record, not empty, without its CR, not too
+    /// long. Returns the record's length and its line terminator's.
+    #[inline]
+    fn passes(&self, ladder: &Normalizer, rest: &str) -> Option<(usize, usize)> {
+        let n = ladder.canonical_line(rest)?;
+        let bytes = rest.as_bytes();
+        let ok = n > 0 && n <= self.options.max_line_bytes && bytes[n - 1] != b'\r';
+        ok.then(|| terminator(bytes, n)).flatten().map(|t| (n, t))
+    }
+
+    /// Hands the line at `start`, which ends at `end` (its line feed, or the end of the
+    /// chunk), to the operation, and moves past it. Returns false when the record stops the
+    /// run.
+    fn record_at(
+        &self,
+        end: usize,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+        scratch: &mut Scratch,
+    ) -> bool {
+        let (start, data) = (pass.start, pass.data);
+        let record_end = if end > start && data[end - 1] == b'\r' {
+            end - 1
+        } else {
+            end
+        };
+        let raw = &data[start..record_end];
+        // Slicing `text` at a line feed or carriage return is always on a char boundary.
+        let record = pass.text.map(|t| &t[start..record_end]);
+        let ok = self.record(pass.line, raw, record, emit, scratch);
+        if !ok && self.options.on_error == OnError::Fail {
+            return false;
+        }
+        pass.line += 1;
+        pass.start = end + 1;
+        true
+    }
+
+    /// Handles one record that is not its own key: prepare, apply the operation, emit.
+    /// `text` is the record as `&str` when its chunk is known to be valid UTF-8. Returns
+    /// whether it was valid.
+    fn record(
+        &self,
+        line: u64,
+        raw: &[u8],
+        text: Option<&str>,
+        emit: &mut Emitter<'_>,
+        scratch: &mut Scratch,
+    ) -> bool {
+        if raw.len() > self.options.max_line_bytes {
+            emit.invalid(line, raw, too_long());
+            return false;
+        }
+        let Scratch { notes, key, .. } = scratch;
+        key.clear();
+        let repair = self.options.repair();
+        let result = match self.ladder {
+            Some(ladder) => {
+                let refused = scratch.refused_by_key_lines;
+                ladder.normalize_raw_into(raw, text, repair, key, notes, refused)
+            }
+            None => self.op.apply_raw(raw, text, repair, key, notes),
+        };
+        // Whatever the operation, a record that holds a NUL is refused for it (SPEC §2).
+        let result = result.map_err(|e| error::with_nul_first(raw, e));
+        let ok = emit.record(line, raw, result.map(|()| key.as_str()), notes);
+        notes.clear();
+        ok
+    }
+}
+
+/// The error of a line longer than `--max-line-bytes`.
+fn too_long() -> Error {
+    Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE)
+}
+
+/// The lines at the start of `rest` that are their own keys and end in a line feed alone,
+/// each put into the chunk's sketch as the ladder hands it out.
+fn sketch_passed(
+    ladder: &Normalizer,
+    rest: &str,
+    max_line: usize,
+    emit: &mut Emitter<'_>,
+) -> (usize, u64) {
+    let mut at = 0;
+    ladder.each_canonical_line(rest, max_line, |line| {
+        // Only a line that ends in a line feed alone joins a run.
+        if handed_out_line(rest, at, line, max_line) != Some(1) {
+            return false;
+        }
+        emit.sketch(line.as_bytes());
+        at += line.len() + 1;
+        true
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pass::{piece_end, PIECE};
+    use super::*;
+    use crate::ladder::Options;
+    use crate::stream::chunk::{output_parts, VerbatimRun};
+    use crate::stream::operation::tests::Lowercase;
+    use crate::stream::output::OutputMode;
+
+    /// Runs `options` with `op` over one chunk of `data`, of `kind`.
+    fn process_with(
+        op: &dyn Operation,
+        data: &[u8],
+        kind: ChunkKind,
+        options: &EngineOptions,
+    ) -> Chunk {
+        let mut chunk = Chunk::new();
+        chunk.kind = kind;
+        chunk.push(data);
+        let names = ["t".to_owned()];
+        let mut rows = RowWriter::new(options.format());
+        Worker::new(op, options, &names).process(&mut chunk, &mut rows, &mut Scratch::new());
+        chunk
+    }
+
+    /// Runs `options` with the default ladder over one chunk of lines.
+    fn process(data: &[u8], options: &EngineOptions) -> Chunk {
+        let ladder = Normalizer::new(Options::default()).unwrap();
+        process_with(&ladder, data, ChunkKind::Lines, options)
+    }
+
+    #[test]
+    fn lines_that_are_their_own_keys_become_verbatim_runs() {
+        let data = b"http://a/\nhttp://b/\nHTTP://c/\nhttp://d/\r\nhttp://e/\nhttp://f/";
+        let chunk = process(data, &EngineOptions::default());
+        // Lines with a CRLF or without a line feed are their own keys, but are written as
+        // keys.
+        assert_eq!(chunk.out, b"http://c/\nhttp://d/\nhttp://f/\n");
+        let run = |data, at| VerbatimRun { data, at };
+        assert_eq!(chunk.verbatim_runs, [run(0..20, 0), run(41..51, 20)]);
+        let parts = output_parts(data, &chunk.out, &chunk.verbatim_runs);
+        let want = "http://a/\nhttp://b/\nhttp://c/\nhttp://d/\nhttp://e/\nhttp://f/\n";
+        assert_eq!(String::from_utf8(parts.concat()).unwrap(), want);
+        let stats = &chunk.report.stats;
+        assert_eq!((stats.records, stats.changed, stats.invalid), (6, 1, 0));
+    }
+
+    #[test]
+    fn rows_of_lines_that_are_their_own_keys_carry_their_line_numbers() {
+        // Runs of lines that are their own keys, broken by a changed record, a line that
+        // ends in CRLF, an invalid record, and a last line without a line feed.
+        let data = b"http://a/\nhttp://b/\nHTTP://c/\nhttp://d/\r\nhttp://e/\nhttp://[x/\nhttp://f/\nhttp://g/";
+        let tsv = EngineOptions::default()
+            .with_output(OutputMode::Tsv)
+            .with_with_filename(true);
+        let chunk = process(data, &tsv);
+        let text = String::from_utf8(chunk.out).unwrap();
+        let rows: Vec<&str> = text.lines().collect();
+        let valid = [(1, "a"), (2, "b"), (4, "d"), (5, "e"), (7, "f"), (8, "g")];
+        for (line, host) in valid {
+            let want = format!("t\t{line}\thttp://{host}/\thttp://{host}/\t");
+            assert_eq!(rows[line - 1], want);
+        }
+        assert_eq!(rows[2], "t\t3\tHTTP://c/\thttp://c/\t");
+        assert!(rows[5].starts_with("t\t6\thttp://[x/\t\t"), "{}", rows[5]);
+        assert_eq!(rows.len(), 8);
+        let jsonl = EngineOptions::default().with_output(OutputMode::Jsonl);
+        let chunk = process(data, &jsonl);
+        let text = String::from_utf8(chunk.out).unwrap();
+        for (i, row) in text.lines().enumerate() {
+            let row: serde_json::Value = serde_json::from_str(row).unwrap();
+            let fields: Vec<&str> = rows[i].split('\t').collect();
+            assert_eq!(row["line"].to_string(), fields[1]);
+            assert_eq!(row["input"], fields[2]);
+            assert_eq!(row["key"].as_str().unwrap_or(""), fields[3]);
+        }
+        assert_eq!(text.lines().count(), rows.len());
+    }
+
+    #[test]
+    fn unique_keys_get_a_span_each_for_the_writer_to_drop_repeats() {
+        let options = EngineOptions::default().with_unique(true);
+        let data = b"http://a/\nhttp://b/\nhttp://a/\nHTTP://c/\nhttp://C/\n";
+        let mut chunk = process(data, &options);
+        assert!(chunk.verbatim_runs.is_empty());
+        let keys = "http://a/\nhttp://b/\nhttp://a/\nhttp://c/\nhttp://c/\n";
+        assert_eq!(String::from_utf8_lossy(&chunk.out), keys);
+        let spans: Vec<_> = chunk.report.spans.iter().map(|s| s.start..s.end).collect();
+        assert_eq!(spans, [0..10, 10..20, 20..30, 30..40, 40..50]);
+        let fingerprints: Vec<_> = chunk.report.spans.iter().map(|s| s.fingerprint).collect();
+        assert_eq!(fingerprints[0], fingerprints[2]);
+        assert_eq!(fingerprints[3], fingerprints[4]);
+        assert_ne!(fingerprints[0], fingerprints[1]);
+        assert_eq!(chunk.report.stats.records, 5);
+        // The writer keeps the first record of each key.
+        let mut seen = crate::stream::dedup::FingerprintSet::default();
+        let kept = crate::stream::dedup::keep_first(&mut chunk.out, &chunk.report.spans, &mut seen);
+        let out = String::from_utf8_lossy(&chunk.out);
+        assert_eq!(
+            (&*out, kept.dropped),
+            ("http://a/\nhttp://b/\nhttp://c/\n", 2)
+        );
+        let lines: Vec<_> = chunk.report.spans.iter().map(|s| s.line).collect();
+        assert_eq!(lines, [1, 2, 3, 4, 5]);
+    }
+
+    #[test]
+    fn keys_counted_alone_go_into_a_sketch_not_spans() {
+        let options = EngineOptions::default().with_stats(true);
+        let data = b"http://a/\nhttp://b/\nhttp://a/\nHTTP://c/\nhttp://C/\nhttp://d/\r\nhttp://e/\nhttp://b/";
+        let chunk = process(data, &options);
+        // Lines that are their own keys are still written as verbatim runs; every key,
+        // theirs too, goes into the sketch.
+        let run = |data, at| VerbatimRun { data, at };
+        assert_eq!(chunk.verbatim_runs, [run(0..30, 0), run(61..71, 30)]);
+        assert!(chunk.report.spans.is_empty());
+        assert_eq!(chunk.report.sketch.as_ref().unwrap().estimate(), 5);
+        assert_eq!(chunk.report.stats.keys_written, 8);
+    }
+
+    #[test]
+    fn a_failing_record_stops_the_chunk() {
+        let options = EngineOptions::default()
+            .with_output(OutputMode::Tsv)
+            .with_on_error(OnError::Fail);
+        let chunk = process(b"http://a/\nhttp://[x/\nhttp://b/\n", &options);
+        assert_eq!(chunk.out, b"http://a/\thttp://a/\t\n");
+        let failure = chunk.report.failure.as_ref().unwrap();
+        let n = Normalizer::new(Options::default()).unwrap();
+        let kind = n.normalize("http://[x/").unwrap_err().kind;
+        assert_eq!((failure.line, failure.error.kind), (2, kind));
+    }
+
+    #[test]
+    fn a_too_long_chunk_is_one_invalid_record() {
+        let options = EngineOptions::default().with_output(OutputMode::Tsv);
+        let chunk = process_with(&Lowercase, b"abc", ChunkKind::TooLong, &options);
+        let want = format!("abc\t\ttoo-long:0: {TOO_LONG_MESSAGE}\n");
+        assert_eq!(String::from_utf8_lossy(&chunk.out), want);
+        assert_eq!(chunk.report.stats.invalid_of(ErrorKind::TooLong), 1);
+        assert_eq!(chunk.report.diagnostics.len(), 1);
+    }
+
+    #[test]
+    fn skipping_the_fast_path_changes_no_output() {
+        // Refused lines, enough in a row for the worker to skip the fast path, then lines
+        // that are their own keys, some of them handed to the ladder while it is skipped;
+        // and the same again.
+        let (mut data, mut want) = (Vec::new(), Vec::new());
+        for _ in 0..2 {
+            for _ in 0..20 {
+                data.extend_from_slice(b"HTTP://c/\n");
+                want.extend_from_slice(b"http://c/\n");
+            }
+            for _ in 0..100 {
+                data.extend_from_slice(b"http://b/\n");
+                want.extend_from_slice(b"http://b/\n");
+            }
+        }
+        let chunk = process(&data, &EngineOptions::default());
+        let parts = output_parts(&data, &chunk.out, &chunk.verbatim_runs);
+        assert_eq!(parts.concat(), want);
+        let stats = &chunk.report.stats;
+        assert_eq!((stats.records, stats.changed), (240, 40));
+        // Some lines that are their own keys were written by the ladder, not as runs.
+        let in_runs: usize = chunk.verbatim_runs.iter().map(|r| r.data.len()).sum();
+        assert!(in_runs < 200 * 10, "{in_runs}");
+        assert!(in_runs > 100 * 10, "{in_runs}");
+    }
+
+    /// A chunk of `data` (several pieces) gives what its lines give each alone, under
+    /// `op` and `options`; returns the chunk.
+    fn pieces_give_what_lines_give(
+        op: &dyn Operation,
+        data: &[u8],
+        options: &EngineOptions,
+    ) -> Chunk {
+        assert!(piece_end(data, 0) < data.len(), "more than one piece");
+        let chunk = process_with(op, data, ChunkKind::Lines, options);
+        let whole = output_parts(data, &chunk.out, &chunk.verbatim_runs).concat();
+        let (mut alone, mut from, mut lines) = (Vec::new(), 0, 0);
+        while from < data.len() {
+            let end = memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |k| from + k + 1);
+            let line = &data[from..end];
+            let c = process_with(op, line, ChunkKind::Lines, options);
+            alone.extend(output_parts(line, &c.out, &c.verbatim_runs).concat());
+            lines += 1;
+            from = end;
+        }
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        assert_eq!(text(&whole), text(&alone), "{options:?}");
+        assert_eq!(chunk.report.stats.records, lines, "{options:?}");
+        chunk
+    }
+
+    /// Lines made of `lines` over about four pieces: a piece of them, a line longer than a
+    /// piece (`long`), a piece of them, a line that is not UTF-8, a piece of them, and
+    /// `last` without a line feed.
+    fn lines_over_pieces(lines: &[&[u8]], long: &[u8], last: &[u8]) -> Vec<u8> {
+        let mut data = Vec::new();
+        let piece = |data: &mut Vec<u8>| {
+            let to = data.len() + PIECE;
+            for line in lines.iter().cycle() {
+                if data.len() >= to {
+                    break;
+                }
+                data.extend_from_slice(line);
+            }
+        };
+        piece(&mut data);
+        data.extend_from_slice(long);
+        piece(&mut data);
+        data.extend_from_slice(b"http://x/b\xffb\n");
+        piece(&mut data);
+        data.extend_from_slice(last);
+        assert!(std::str::from_utf8(&data).is_err());
+        data
+    }
+
+    #[test]
+    fn a_chunk_of_many_pieces_gives_what_its_lines_give_alone() {
+        // Lines that are their own keys, one that is not and one that ends in CRLF every
+        // ninth.
+        let lines: [&[u8]; 9] = [
+            b"HTTP://c/\n",
+            b"http://abcdefghij/\n",
+            b"http://bbb/\n",
+            b"http://abc/\r\n",
+            b"http://ddddd/\n",
+            b"http://eeee/\n",
+            b"http://ff/\n",
+            b"http://g.h/i\n",
+            b"http://jk/\n",
+        ];
+        let mut long = b"http://b/".to_vec();
+        long.resize(2 * PIECE, b'b');
+        long.push(b'\n');
+        let data = lines_over_pieces(&lines, &long, b"http://last/");
+        let ladder = Normalizer::new(Options::default()).unwrap();
+        for options in [
+            EngineOptions::default(),
+            EngineOptions::default().with_output(OutputMode::Tsv),
+            EngineOptions::default().with_unique(true),
+        ] {
+            pieces_give_what_lines_give(&Lowercase, &data, &options);
+            pieces_give_what_lines_give(&ladder, &data, &options);
+        }
+        // A run of lines that are their own keys goes on across the end of a piece.
+        let own: [&[u8]; 2] = [b"http://a/\n", b"http://b.c/d\n"];
+        let data = lines_over_pieces(&own, &long, b"http://last/");
+        let chunk = pieces_give_what_lines_give(&ladder, &data, &EngineOptions::default());
+        let end = piece_end(&data, 0);
+        let across = |r: &VerbatimRun| r.data.start < end && r.data.end > end;
+        let runs = &chunk.verbatim_runs;
+        assert!(runs.iter().any(across), "{runs:?}");
+    }
+
+    #[test]
+    fn runs_of_keys_go_on_across_pieces() {
+        use crate::ladder::{Form, Normalizer, Options};
+        // SURTs and the crawler's keys are written in runs of keys (rows, or keys with
+        // `--unique`, one by one): the runs meet the ends of pieces too.
+        let lines: [&[u8]; 6] = [
+            b"http://a.example/p/q\n",
+            b"HTTP://X.example/\n",
+            b"http://b.example/?utm_source=x\r\n",
+            b"http://c.example\n",
+            b"http://d.example/r?s=1\n",
+            b"http://e.example/t#u\n",
+        ];
+        let mut long = b"http://f.example/".to_vec();
+        long.resize(2 * PIECE, b'v');
+        long.push(b'\n');
+        let data = lines_over_pieces(&lines, &long, b"http://g.example/last");
+        let surt = Options::default().with_form(Form::Surt);
+        let crawler = Options::default()
+            .with_level(crate::ladder::Level::Protocol)
+            .with_rules(Some(std::sync::Arc::new(
+                crate::ladder::Rules::profile("crawler").unwrap(),
+            )));
+        for ladder in [surt, crawler] {
+            let op = Normalizer::new(ladder).unwrap();
+            for options in [
+                EngineOptions::default(),
+                EngineOptions::default().with_output(OutputMode::Tsv),
+                EngineOptions::default().with_unique(true),
+            ] {
+                pieces_give_what_lines_give(&op, &data, &options);
+            }
+        }
+    }
+}
