@@ -76,13 +76,6 @@ pub fn push_pct(out: &mut String, b: u8) {
     out.push_str(&TRIPLETS[at..at + 3]);
 }
 
-/// Appends the UTF-8 octets of `c` as `%XX` triplets, uppercase hex.
-#[inline]
-pub fn push_char_encoded(out: &mut String, c: char) {
-    let mut buf = [0u8; 4];
-    push_all_pct(out, c.encode_utf8(&mut buf).as_bytes());
-}
-
 /// Appends every octet of `octets` as a `%XX` triplet, uppercase hex.
 #[inline]
 fn push_all_pct(out: &mut String, octets: &[u8]) {
