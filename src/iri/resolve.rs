@@ -132,7 +132,7 @@ fn merge_dir<'b>(base: &Components<'b>) -> &'b str {
 /// not normalized.
 ///
 /// ```
-/// use irinorm::iri::resolve::{resolve, Resolution};
+/// use irinorm::{resolve, Resolution};
 /// assert_eq!(resolve("../g?y", "http://a/b/c/d;p?q", Resolution::Strict).unwrap(), "http://a/b/g?y");
 /// assert_eq!(resolve("http:g", "http://a/b/c/d;p?q", Resolution::NonStrict).unwrap(), "http://a/b/c/g");
 /// ```
