@@ -5,13 +5,14 @@
 //! | layer | what it owns |
 //! |---|---|
 //! | [`stream`] | the line engine: chunked reader, workers, ordered writer, output records (SPEC §8) |
-//! | [`ladder`] | the comparison ladder of RFC 3987 §5.3: rungs, key forms, protocol rules, SURT, fast path |
-//! | [`iri`] | RFC 3987 / RFC 3986 themselves: characters, parsing, percent-encoding, hosts, resolution, the IRI↔URI mappings |
+//! | `ladder` | the comparison ladder of RFC 3987 §5.3: rungs, key forms, protocol rules, SURT, fast path |
+//! | `iri` | RFC 3987 / RFC 3986 themselves: characters, parsing, percent-encoding, hosts, resolution, the IRI↔URI mappings |
 //!
 //! The command line is a fourth layer on top, in the binary only (feature `cli`). See
 //! `docs/architecture.md` for how a record flows through them.
 //!
-//! The names most programs need are here at the root:
+//! The API is the names here at the root and, with feature `stream`, the engine in
+//! [`stream`]:
 //!
 //! ```
 //! use irinorm::{Normalizer, Options};
@@ -19,20 +20,59 @@
 //! assert_eq!(n.normalize("HTTP://Bücher.Example:80").unwrap(), "http://xn--bcher-kva.example/");
 //! ```
 
+// `iri` and `ladder` are not part of the API: their names that are public are re-exported
+// below. They stay reachable by path (hidden) only for `src/cli/args.rs` and
+// `src/cli/explain.rs`, which import `iri::parse`, `ladder::settings` and `ladder::protocol`
+// that way, and for documentation links in `src/ladder/{normalizer,options,surt}.rs`; once
+// those name the root and `internals`, both become private.
+#[doc(hidden)]
 pub mod iri;
+#[doc(hidden)]
 pub mod ladder;
 #[cfg(feature = "stream")]
 pub mod stream;
+
+/// What this package's command line, tests and fuzz targets use beyond the API: feature
+/// `internals` (which `cli` turns on, and the tests and fuzz targets ask for). Not part of the API: anything here may change in any release.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub mod internals {
+    pub use crate::iri::bidi::warnings as bidi_warnings;
+    pub use crate::iri::components::Components;
+    pub use crate::iri::error::with_nul_first;
+    pub use crate::iri::host::{is_ipv4address, parse_ipv6};
+    pub use crate::iri::path::has_dot_segments;
+    pub use crate::iri::percent::has_non_ascii;
+    pub use crate::iri::repair::{original_column, prepare, prepare_str, prepare_text};
+    pub use crate::iri::resolve::resolve_components;
+    pub use crate::iri::scheme::{SchemeRule, Special, SCHEMES};
+    pub use crate::ladder::protocol::{
+        Action, Component, Fired, HostPattern, HostScope, HostScopeError, ParamFilter,
+        ParamFilterError, Rule, RuleKind, SlashPolicy, ValueCondition,
+    };
+    #[cfg(feature = "stream")]
+    pub use crate::stream::{
+        error::SHORTENED_MAP,
+        input::{Container, CONTAINERS},
+        output::{push_json_bytes, push_json_str},
+        records::{RawRecord, Records},
+    };
+}
 
 pub use iri::convert::{to_iri, to_uri, HostMapping};
 pub use iri::error::{Error, ErrorKind, Warning, WarningKind};
 pub use iri::parse::{check, Grammar, HostKind, IriRef};
 pub use iri::repair::{Repair, RepairKind, Repairs};
 pub use iri::resolve::{resolve, Resolution};
-pub use ladder::{
-    equivalent, lowest_common_rung, CompareError, Explanation, Form, Level, Normalizer, Notes,
-    Options, Record, Rules, RulesText, Settings, SettingsError, Step,
-};
+pub use ladder::compare::{lowest_common_rung, CompareError};
+pub use ladder::fast::backend_name;
+pub use ladder::normalizer::{equivalent, KeyRun, NextLine, Normalizer};
+pub use ladder::options::{Form, Level, Options};
+pub use ladder::protocol::{Rules, RulesError};
+pub use ladder::record::{Notes, Record};
+pub use ladder::settings::{RulesText, Settings, SettingsError};
+pub use ladder::surt::{surt, write_surt, write_surt_with, SurtOptions};
+pub use ladder::trace::{Explanation, Step};
 
 /// The version of the keys: it changes whenever any key, at any level, form or profile,
 /// changes (see the CHANGELOG). Keys of different versions must not be compared.

@@ -12,7 +12,7 @@
 
 use std::io::{self, Write};
 
-use irinorm::stream::input::Input;
+use irinorm::stream::Input;
 use irinorm::stream::{Engine, EngineOptions};
 
 mod peak_rss;

@@ -5,8 +5,9 @@
 
 #![allow(dead_code)]
 
-use irinorm::iri::repair::{prepare, Repairs};
-use irinorm::ladder::Level;
+use irinorm::internals::prepare;
+use irinorm::Repairs;
+use irinorm::Level;
 use irinorm::{to_uri, ErrorKind};
 
 /// The record the command line would parse for the raw bytes `data` (lenient mode):

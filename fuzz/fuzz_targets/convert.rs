@@ -10,7 +10,7 @@
 mod common;
 
 use common::*;
-use irinorm::iri::parse::{check, Grammar, IriRef};
+use irinorm::{check, Grammar, IriRef};
 use irinorm::{to_iri, to_uri};
 use libfuzzer_sys::fuzz_target;
 

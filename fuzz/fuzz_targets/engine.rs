@@ -14,7 +14,7 @@
 use std::io::{self, Read};
 use std::sync::OnceLock;
 
-use irinorm::ladder::{Normalizer, Options};
+use irinorm::{Normalizer, Options};
 use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError};
 use irinorm::Error;
 use libfuzzer_sys::fuzz_target;

@@ -15,11 +15,11 @@ mod common;
 use std::sync::{Arc, OnceLock};
 
 use common::*;
-use irinorm::iri::parse::{check, Grammar, IriRef};
-use irinorm::iri::path::has_dot_segments;
-use irinorm::ladder::protocol::Rules;
-use irinorm::ladder::surt::surt;
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::{check, Grammar, IriRef};
+use irinorm::internals::has_dot_segments;
+use irinorm::Rules;
+use irinorm::surt;
+use irinorm::{Form, Level, Normalizer, Options};
 use libfuzzer_sys::fuzz_target;
 
 const LEVELS: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];

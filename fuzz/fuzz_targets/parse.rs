@@ -4,8 +4,9 @@
 
 #![no_main]
 
-use irinorm::iri::parse::{check, Grammar, IriRef};
-use irinorm::iri::repair::{prepare, Repairs};
+use irinorm::{check, Grammar, IriRef};
+use irinorm::internals::prepare;
+use irinorm::Repairs;
 use libfuzzer_sys::fuzz_target;
 
 const GRAMMARS: [Grammar; 6] = [

@@ -12,8 +12,8 @@
 mod common;
 
 use common::*;
-use irinorm::iri::parse::{check, Grammar, IriRef};
-use irinorm::iri::path::has_dot_segments;
+use irinorm::{check, Grammar, IriRef};
+use irinorm::internals::has_dot_segments;
 use irinorm::resolve;
 use libfuzzer_sys::fuzz_target;
 

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::CommandFactory;
-use irinorm::ladder::protocol::Rules;
+use irinorm::Rules;
 
 use super::args::Cli;
 
@@ -28,7 +28,7 @@ pub(crate) fn long_version() -> &'static str {
         env!("CARGO_PKG_VERSION"),
         irinorm::KEY_VERSION,
         profiles.join(", "),
-        irinorm::ladder::backend_name(),
+        irinorm::backend_name(),
     );
     // Built once per process, for clap, which keeps a `&'static str`.
     Box::leak(text.into_boxed_str())
@@ -42,10 +42,10 @@ pub(crate) fn completions(shell: clap_complete::Shell) -> Result<ExitCode, Strin
 }
 
 /// The manual page's INPUT section: what a record is, what makes one invalid, and which
-/// inputs are refused (the list of [`irinorm::stream::input::CONTAINERS`]).
+/// inputs are refused (the list of `CONTAINERS`).
 fn render_input_section(text: &mut Vec<u8>) -> io::Result<()> {
     let mut formats: Vec<&str> = Vec::new();
-    for c in irinorm::stream::input::CONTAINERS {
+    for c in irinorm::internals::CONTAINERS {
         if !formats.contains(&c.name) {
             formats.push(c.name);
         }

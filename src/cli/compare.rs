@@ -4,7 +4,7 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use irinorm::ladder::lowest_common_rung;
+use irinorm::lowest_common_rung;
 
 use super::args::{key_settings, CompareArgs};
 

@@ -11,8 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use irinorm::stream::input::Input;
-use irinorm::stream::{Engine, Operation, RunError, Stats};
+use irinorm::stream::{Engine, Input, Operation, RunError, Stats};
 
 use super::args::{engine_options, BinaryArg, OutputArg, ProgressArg, SharedArgs, StatsFormatArg};
 use super::progress;

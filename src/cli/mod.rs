@@ -12,15 +12,9 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
-use irinorm::iri::bidi;
-use irinorm::iri::convert::{self, HostMapping};
-use irinorm::iri::error::Error;
-use irinorm::iri::parse::{self, Grammar, IriRef};
-use irinorm::iri::repair::{prepare_text, Repair};
-use irinorm::iri::resolve;
-use irinorm::ladder::Normalizer;
-use irinorm::ladder::Notes;
+use irinorm::internals::{bidi_warnings, prepare_text, resolve_components};
 use irinorm::stream::Operation;
+use irinorm::{Error, Grammar, HostMapping, IriRef, Normalizer, Notes, Repair, Resolution};
 
 mod about;
 mod args;
@@ -118,7 +112,7 @@ fn to_uri(a: &ToUriArgs) -> Result<ExitCode, String> {
         HostMapping::PercentEncode
     };
     let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
-        out.push_str(&convert::to_uri(rec, mapping)?);
+        out.push_str(&irinorm::to_uri(rec, mapping)?);
         Ok(())
     };
     run_lines(&op, &a.shared, false)
@@ -127,7 +121,7 @@ fn to_uri(a: &ToUriArgs) -> Result<ExitCode, String> {
 /// `to-iri`: the RFC 3987 §3.2 conversion of every record.
 fn to_iri(shared: &SharedArgs) -> Result<ExitCode, String> {
     let op = |rec: &str, out: &mut String| -> Result<(), Error> {
-        out.push_str(&convert::to_iri(rec)?);
+        out.push_str(&irinorm::to_iri(rec)?);
         Ok(())
     };
     run_lines(&op, shared, false)
@@ -141,13 +135,13 @@ fn resolve(a: &ResolveArgs) -> Result<ExitCode, String> {
     }
     let base = base_view.components();
     let mode = if a.non_strict {
-        resolve::Resolution::NonStrict
+        Resolution::NonStrict
     } else {
-        resolve::Resolution::Strict
+        Resolution::Strict
     };
     let op = move |rec: &str, out: &mut String| -> Result<(), Error> {
         let r = IriRef::parse(rec)?;
-        resolve::resolve_components(&base, &r.components(), mode, out);
+        resolve_components(&base, &r.components(), mode, out);
         Ok(())
     };
     run_lines(&op, &a.shared, false)
@@ -168,7 +162,7 @@ struct Check(Grammar);
 
 impl Operation for Check {
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
-        parse::check(record, self.0)?;
+        irinorm::check(record, self.0)?;
         out.push_str(record);
         Ok(())
     }
@@ -184,7 +178,7 @@ impl Operation for Check {
         let mut scratch = String::new();
         let record = prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
         let view = IriRef::parse_as(record, self.0)?;
-        bidi::warnings(&view, &mut notes.warnings);
+        bidi_warnings(&view, &mut notes.warnings);
         out.push_str(record);
         Ok(())
     }

@@ -10,7 +10,7 @@
 //! output may end within a record. A `SIGBUS` of any other code is left to the system.
 
 #[cfg(unix)]
-use irinorm::stream::SHORTENED_MAP;
+use irinorm::internals::SHORTENED_MAP;
 
 /// What the handler writes to standard error, in three writes:
 /// `irinorm: an input file` [`SHORTENED_MAP`] `(SIGBUS)`.

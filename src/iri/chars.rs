@@ -79,12 +79,6 @@ pub fn is_unreserved(b: u8) -> bool {
     is(b, UNRESERVED)
 }
 
-/// `reserved = gen-delims / sub-delims` (RFC 3986 §2.2).
-#[inline]
-pub fn is_reserved(b: u8) -> bool {
-    is(b, GEN_DELIM | SUB_DELIM)
-}
-
 /// `ucschar` of RFC 3987 §2.2, exactly as the ABNF lists it.
 #[inline]
 pub fn is_ucschar(c: char) -> bool {
@@ -162,6 +156,11 @@ pub const HEX_UPPER: &[u8; 16] = b"0123456789ABCDEF";
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `reserved = gen-delims / sub-delims` (RFC 3986 §2.2).
+    fn is_reserved(b: u8) -> bool {
+        is(b, GEN_DELIM | SUB_DELIM)
+    }
 
     #[test]
     fn table_agrees_with_the_abnf() {

@@ -165,7 +165,7 @@ pub enum WarningKind {
     Idna,
     /// A component breaks a bidi rule of RFC 3987 §4.2 (a SHOULD): it mixes right-to-left
     /// and left-to-right characters, or holds right-to-left characters but does not start
-    /// and end with one ([`crate::iri::bidi`]).
+    /// and end with one (`iri::bidi`).
     Bidi,
 }
 

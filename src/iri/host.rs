@@ -383,17 +383,6 @@ pub fn dns_host(host: &str, form: HostForm, out: &mut String) -> Result<(), Idna
     dns_host_slow(host, form, out, None).map(|_| ())
 }
 
-/// [`dns_host`] in [`HostForm::Unicode`], which also appends the [`HostForm::Ascii`] form
-/// of the host to `ascii`, from the same run of UTS #46 (its ToASCII side). On `Err`
-/// nothing is appended to either.
-pub fn dns_host_with_ascii(
-    host: &str,
-    out: &mut String,
-    ascii: &mut String,
-) -> Result<(), IdnaFailure> {
-    dns_host_forms(host, out, ascii).map(|_| ())
-}
-
 /// Appends the host as the optional ToASCII step of RFC 3987 §3.1 writes it (`to_uri` with
 /// [`HostMapping::ToAscii`](crate::iri::convert::HostMapping::ToAscii)): each label that
 /// holds non-ASCII characters becomes its A-label, and every other label is left exactly as
@@ -555,7 +544,9 @@ pub(crate) enum Origin {
     Uts46,
 }
 
-/// [`dns_host_with_ascii`], telling how the forms were made.
+/// [`dns_host`] in [`HostForm::Unicode`], which also appends the [`HostForm::Ascii`] form
+/// of the host to `ascii`, from the same run of UTS #46 (its ToASCII side), telling how the
+/// forms were made. On `Err` nothing is appended to either.
 pub(crate) fn dns_host_forms(
     host: &str,
     out: &mut String,
@@ -855,7 +846,7 @@ mod tests {
         ];
         for h in hosts {
             let (mut u, mut a) = (String::from("u|"), String::from("a|"));
-            let r = dns_host_with_ascii(h, &mut u, &mut a);
+            let r = dns_host_forms(h, &mut u, &mut a).map(|_| ());
             assert_eq!(r.is_ok(), unicode(h).is_ok(), "{h:?}");
             match r {
                 Ok(()) => {

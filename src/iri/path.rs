@@ -93,7 +93,7 @@ pub fn removes_dot_segments(absolute: bool, has_authority: bool, path: &str) -> 
 }
 
 /// Returns `true` if some segment of `path` (the pieces between `/` characters) is exactly
-/// `.` or `..`, that is, if [`remove_dot_segments`] (RFC 3986 §5.2.4) could change it.
+/// `.` or `..`, that is, if `remove_dot_segments` (RFC 3986 §5.2.4) could change it.
 ///
 /// When this returns `false`, `remove_dot_segments(path)` appends `path` unchanged, so the
 /// rewrite can be skipped. `.a`, `..a`, `...` and `%2E` do not count.

@@ -32,6 +32,24 @@ pub struct Recode {
     pub lowercase: bool,
 }
 
+impl Recode {
+    /// The policy of the syntax and scheme rungs outside the host and the query: unreserved
+    /// octets decoded (RFC 3986 §6.2.2.2), hex digits uppercased (§6.2.2.1), and raw
+    /// non-ASCII encoded (the `uri` form, RFC 3987 §3.1) or encoded UTF-8 decoded (the `iri`
+    /// form, RFC 3987 §3.2).
+    #[inline]
+    pub(crate) const fn canonical(iri: bool) -> Recode {
+        Recode {
+            decode_unreserved: true,
+            uppercase_hex: true,
+            encode_non_ascii: !iri,
+            decode_utf8: iri,
+            in_query: false,
+            lowercase: false,
+        }
+    }
+}
+
 /// Whether `s` holds non-ASCII text, raw or percent-encoded (`%80`–`%FF`).
 pub fn has_non_ascii(s: &str) -> bool {
     has_non_ascii_bytes(s.as_bytes())
@@ -74,13 +92,6 @@ const TRIPLETS: &str = match std::str::from_utf8(&TRIPLET_BYTES) {
 pub fn push_pct(out: &mut String, b: u8) {
     let at = 3 * b as usize;
     out.push_str(&TRIPLETS[at..at + 3]);
-}
-
-/// Appends the UTF-8 octets of `c` as `%XX` triplets, uppercase hex.
-#[inline]
-pub fn push_char_encoded(out: &mut String, c: char) {
-    let mut buf = [0u8; 4];
-    push_all_pct(out, c.encode_utf8(&mut buf).as_bytes());
 }
 
 /// Appends every octet of `octets` as a `%XX` triplet, uppercase hex.
@@ -289,9 +300,10 @@ fn fate(octet: u8, policy: Recode) -> Fate {
     }
 }
 
-/// Whether the `%` at `s[i]` starts a triplet that `policy` writes as it is.
+/// Whether the `%` at `s[i]` starts a triplet that `policy` writes as it is: the one rule
+/// that [`recode`] and the fast path's check of a key's percent-encodings share.
 #[inline(always)]
-fn keeps_triplet(s: &[u8], i: usize, policy: Recode) -> bool {
+pub(crate) fn keeps_triplet(s: &[u8], i: usize, policy: Recode) -> bool {
     let Some(octet) = triplet_at(s, i) else {
         return false;
     };

@@ -24,7 +24,7 @@ pub enum Resolution {
 ///   `http://a/b/c/g`); with [`Resolution::Strict`] it is kept (`http:g`).
 /// * §5.2.3 (merge paths), including the base with an authority and an empty path, whose
 ///   merge is `/` followed by the reference path.
-/// * §5.2.4 (remove dot segments) via [`crate::iri::path::remove_dot_segments`]. Only segments
+/// * §5.2.4 (remove dot segments) via `iri::path::remove_dot_segments`. Only segments
 ///   that are exactly `.` or `..` count; percent-encoded dots (`%2E`) are not dot segments.
 /// * §5.3 (recomposition), with the extra rule of [`Components::write`]: with no authority,
 ///   a path starting with `//` is written after `/.`.
@@ -132,7 +132,7 @@ fn merge_dir<'b>(base: &Components<'b>) -> &'b str {
 /// not normalized.
 ///
 /// ```
-/// use irinorm::iri::resolve::{resolve, Resolution};
+/// use irinorm::{resolve, Resolution};
 /// assert_eq!(resolve("../g?y", "http://a/b/c/d;p?q", Resolution::Strict).unwrap(), "http://a/b/g?y");
 /// assert_eq!(resolve("http:g", "http://a/b/c/d;p?q", Resolution::NonStrict).unwrap(), "http://a/b/c/g");
 /// ```

@@ -192,6 +192,19 @@ pub fn uses_dns_host(scheme: &str) -> bool {
         .any(|r| r.dns_host && r.name.eq_ignore_ascii_case(scheme))
 }
 
+/// Whether the row writes an authority of host `host` (as the key spells it, lowercase),
+/// with no userinfo and port `port` (as written, without its `:`), as no host at all: the
+/// one place this rule lives, for the key writer and the fast path alike.
+///
+/// RFC 8089 §2: for `file`, the host "localhost" is interpreted "exactly as if no authority
+/// were present", so `file://localhost/p` is written `file:///p`. A port keeps the host;
+/// an empty one does not count, as RFC 3986 §6.2.3 drops it ("a URI with an empty port
+/// ... should be normalized to a form where the port and its `:` are omitted").
+#[inline]
+pub(crate) fn drops_host(rule: &SchemeRule, host: &[u8], port: Option<&[u8]>) -> bool {
+    host == b"localhost" && rule.special == Special::File && port.map_or(true, <[u8]>::is_empty)
+}
+
 /// A port as the row writes it: leading zeros dropped, and `None` for the default port,
 /// which is dropped with its `:`. `port` is `*DIGIT` and not empty.
 pub fn canonical_port<'p>(rule: &SchemeRule, port: &'p str) -> Option<&'p str> {

@@ -23,15 +23,7 @@ impl<'o> KeyWriter<'o> {
     /// A writer for `options`.
     #[inline]
     pub(crate) fn new(options: &'o Options) -> KeyWriter<'o> {
-        let iri = options.form == Form::Iri;
-        let policy = Recode {
-            decode_unreserved: true,
-            uppercase_hex: true,
-            encode_non_ascii: !iri,
-            decode_utf8: iri,
-            in_query: false,
-            lowercase: false,
-        };
+        let policy = Recode::canonical(options.form == Form::Iri);
         KeyWriter { options, policy }
     }
 
@@ -267,10 +259,9 @@ impl<'o> KeyWriter<'o> {
             percent::recode(h, p, out);
             note(trace, "host", "case and percent-encoding", h, &out[start..]);
         }
-        if rule.is_some_and(|r| r.special == Special::File)
-            && &out[start..] == "localhost"
+        let port = view.port().map(str::as_bytes);
+        if rule.is_some_and(|r| scheme::drops_host(r, &out.as_bytes()[start..], port))
             && view.userinfo().is_none()
-            && view.port().map_or(true, str::is_empty)
         {
             out.truncate(start);
             note(trace, "host", "file-localhost", "localhost", "");

@@ -67,7 +67,7 @@ impl Codec {
 
 /// A binary container format that is certainly not a list of lines, recognized by the bytes
 /// it starts with: its name, where its magic number lies, the magic number, and whether a
-/// NUL must also be among the bytes looked at (up to the first line feed, [`container_of`]).
+/// NUL must also be among the bytes looked at (up to the first line feed, `container_of`).
 /// That last test is for the magic numbers a line of text could start with (`PAR1`,
 /// `GIF89a`, `MZ`, a tar header's `ustar`): the formats behind them have NULs right after.
 /// An uncompressed WARC file is text, and is not among them.
@@ -353,14 +353,14 @@ impl Input {
 
     /// [`Input::into_reader`], refusing an input that is certainly not a list of lines: one
     /// whose first bytes (after decompression) are the magic number of a binary container
-    /// ([`container_of`]).
+    /// (`container_of`).
     pub fn into_text_reader(self) -> io::Result<Box<dyn Read + Send>> {
         decode(self.reader, true)
     }
 
     /// For a caller that refuses binary containers before any record is written: the
     /// refusal of a regular file whose first bytes, as stored or decompressed, are a
-    /// container's magic number ([`container_of`]), as the engine would give it. `None`
+    /// container's magic number (`container_of`), as the engine would give it. `None`
     /// for anything else: an input that is not a regular file (it is looked at when it is
     /// read), a file that cannot be read or decoded now (the engine reports that in its
     /// place, after the records before it).

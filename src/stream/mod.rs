@@ -23,7 +23,7 @@
 //! 3. The **writer** puts chunks back in sequence order, writes them, and hands each chunk
 //!    back to the reader for reuse.
 //!
-//! A fixed number of chunks exists (about `2 × threads + 2`, see [`chunks_in_flight`]) and
+//! A fixed number of chunks exists (about `2 × threads + 2`, see `chunks_in_flight`) and
 //! every channel is bounded, so at most that many chunks of input and output are in memory
 //! at once. A line is never held whole once it is known to be longer than both the chunk
 //! size and `max_line_bytes`: the reader keeps its first [`TOO_LONG_PREFIX`] bytes, skips to
@@ -68,7 +68,7 @@
 //! settings, and nothing here is used by the ladder or the IRI core.
 //!
 //! - `engine`: [`Engine`], which sets up the channels and threads of a run and joins them;
-//! - `options`: [`EngineOptions`], [`OnError`], [`run_chunk_size`] and [`chunks_in_flight`];
+//! - `options`: [`EngineOptions`], [`OnError`], `run_chunk_size` and `chunks_in_flight`;
 //! - `error`: [`RunError`], why a run stopped;
 //! - `operation`: the [`Operation`] trait, for closures and for
 //!   [`crate::ladder::Normalizer`];
@@ -83,31 +83,36 @@
 //! - `dedup`: key fingerprints, and the set of them that `unique` keeps;
 //! - `hyperloglog`: the sketch that estimates the number of distinct keys for `stats`
 //!   without `unique`;
-//! - [`input`]: opening inputs, with gzip, zstd, xz and bzip2 detected by their magic
+//! - `input`: opening inputs ([`Input`]), with gzip, zstd, xz and bzip2 detected by their magic
 //!   bytes, and binary input refused when asked;
-//! - [`output`]: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics;
-//! - [`records`]: the same records one at a time, for consumers that do not need the engine.
+//! - `output`: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics;
+//! - `records`: the same records one at a time, for consumers that do not need the engine.
 
 mod chunk;
 mod dedup;
 mod engine;
-mod error;
+pub(crate) mod error;
 mod hyperloglog;
-pub mod input;
+pub(crate) mod input;
 mod mapping;
 mod operation;
 mod options;
+// `output` and `records` are reached by path from the command line (`src/cli/explain.rs`)
+// until it imports what it needs from `internals`.
+#[doc(hidden)]
 pub mod output;
 mod progress;
 mod reader;
+#[doc(hidden)]
 pub mod records;
 mod worker;
 mod writer;
 
 pub use chunk::TOO_LONG_PREFIX;
 pub use engine::Engine;
-pub use error::{RunError, SHORTENED_MAP};
+pub use error::RunError;
+pub use input::Input;
 pub use operation::Operation;
-pub use options::{chunks_in_flight, run_chunk_size, EngineOptions, OnError};
+pub use options::{EngineOptions, OnError};
 pub use output::{OutputMode, Stats};
 pub use progress::Progress;

@@ -37,7 +37,7 @@ pub struct EngineOptions {
     /// The target size of a chunk in bytes (default 1 MiB). A chunk ends on a line boundary,
     /// so it is larger when a line is; 0 is taken as 1. With many threads and a wide output
     /// form a run uses smaller chunks, down to 512 KiB, so that each worker keeps one
-    /// waiting within the memory budget ([`run_chunk_size`]).
+    /// waiting within the memory budget (`run_chunk_size`).
     pub chunk_size: usize,
     /// The form of each output line.
     pub output: OutputMode,

@@ -12,11 +12,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use irinorm::iri::host::{is_ipv4address, parse_ipv6};
-use irinorm::iri::parse::{check, Grammar};
-use irinorm::iri::resolve::resolve;
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::internals::{is_ipv4address, parse_ipv6};
+use irinorm::resolve;
+use irinorm::{check, Grammar};
 use irinorm::{to_iri, to_uri};
+use irinorm::{Form, Level, Normalizer, Options};
 use serde_json::Value;
 
 fn disputed() -> BTreeMap<String, String> {

@@ -9,8 +9,9 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use irinorm::iri::repair::{self, Repairs};
+use irinorm::internals as repair;
 use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
+use irinorm::Repairs;
 use irinorm::{Error, ErrorKind};
 
 /// The test operation: uppercases ASCII letters; rejects a record holding `x` (a syntax
@@ -305,14 +306,14 @@ pub fn run_engine_chopped(
                 sizes: chop.to_vec(),
                 turn: 0,
             };
-            irinorm::stream::input::Input::from_reader(*name, reader)
+            irinorm::stream::Input::from_reader(*name, reader)
         })
         .collect();
     run_inputs(options, inputs)
 }
 
 /// Runs the engine with the test operation over `inputs`.
-fn run_inputs(options: &EngineOptions, inputs: Vec<irinorm::stream::input::Input>) -> Actual {
+fn run_inputs(options: &EngineOptions, inputs: Vec<irinorm::stream::Input>) -> Actual {
     let mut output = Vec::new();
     let mut diagnostics = Vec::new();
     let result =
@@ -411,7 +412,7 @@ pub fn run_engine_files(options: &EngineOptions, files: &Files) -> Actual {
     let inputs = files
         .named
         .iter()
-        .map(|(path, _)| irinorm::stream::input::Input::open(path).unwrap())
+        .map(|(path, _)| irinorm::stream::Input::open(path).unwrap())
         .collect();
     run_inputs(options, inputs)
 }

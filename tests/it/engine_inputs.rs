@@ -7,7 +7,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use crate::engine_common::{assert_same, check, describe, reference, run_engine, upper};
-use irinorm::stream::input::Input;
+use irinorm::stream::Input;
 use irinorm::stream::{Engine, EngineOptions, OnError, OutputMode, RunError, Stats};
 use irinorm::ErrorKind;
 

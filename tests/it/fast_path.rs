@@ -13,10 +13,10 @@
 //! Other tests check that the fast path really runs (so these cannot pass vacuously) and
 //! that it takes the common canonical lines.
 
-use irinorm::iri::scheme::SCHEMES;
-use irinorm::ladder::{Form, Level, Normalizer, Options, Rules};
+use irinorm::internals::SCHEMES;
 use irinorm::stream::{Engine, EngineOptions, OutputMode, Stats};
 use irinorm::Error;
+use irinorm::{Form, Level, Normalizer, Options, Rules};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use std::sync::Arc;

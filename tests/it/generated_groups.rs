@@ -18,8 +18,8 @@ mod gen_lib;
 
 use std::collections::{BTreeMap, HashMap};
 
-use irinorm::iri::convert::to_uri;
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::to_uri;
+use irinorm::{Form, Level, Normalizer, Options};
 
 struct Rec {
     group: String,

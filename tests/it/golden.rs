@@ -13,7 +13,7 @@
 //! and commit them with the version bump.
 //!
 //! Each input is read as the command line reads a record: lenient repairs first
-//! ([`irinorm::iri::repair::prepare`]), then the normalizer. An error record is written `!kind`.
+//! ([`irinorm::internals::prepare`]), then the normalizer. An error record is written `!kind`.
 //! The columns are the rungs and forms `string`, `syntax-uri`, `syntax-iri`, `scheme-uri`,
 //! `scheme-iri`.
 //!
@@ -31,8 +31,9 @@
 
 use std::fmt::Write as _;
 
-use irinorm::iri::repair::{prepare, Repairs};
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::internals::prepare;
+use irinorm::Repairs;
+use irinorm::{Form, Level, Normalizer, Options};
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The rungs and forms of the columns, in order.
@@ -283,7 +284,7 @@ fn shared_corpora_slice() {
 /// (SPEC §4 "Stability of keys"): a changed key needs a new profile version.
 #[test]
 fn profiles_and_surt() {
-    use irinorm::ladder::protocol::Rules;
+    use irinorm::Rules;
     use std::sync::Arc;
     let crawler = Arc::new(Rules::profile("crawler@1").expect("crawler@1"));
     let columns: Vec<(&str, Options)> = vec![
@@ -362,7 +363,7 @@ const EMPTY_PAIR_INPUTS: &[&str] = &[
 /// `profiles.tsv` (`crawler@1`) pins the rest.
 #[test]
 fn crawler_2_profile() {
-    use irinorm::ladder::protocol::Rules;
+    use irinorm::Rules;
     use std::sync::Arc;
     let profile = |name: &str, form: Form| {
         Normalizer::new(

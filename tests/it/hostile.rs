@@ -1,10 +1,11 @@
 //! Hostile inputs, each with its exact error kind and column, through every entry point of
 //! the library; and the regressions users remember.
 
-use irinorm::iri::parse::{check, Grammar, IriRef};
-use irinorm::iri::repair::{prepare, RepairKind, Repairs};
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::internals::prepare;
+use irinorm::{check, Grammar, IriRef};
 use irinorm::{to_iri, to_uri, ErrorKind};
+use irinorm::{Form, Level, Normalizer, Options};
+use irinorm::{RepairKind, Repairs};
 
 const LEVELS: [Level; 3] = [Level::String, Level::Syntax, Level::Scheme];
 const FORMS: [Form; 2] = [Form::Uri, Form::Iri];

@@ -20,10 +20,10 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use irinorm::ladder::protocol::Rules;
-use irinorm::ladder::{Form, Level, Normalizer, Options};
 use irinorm::stream::{Engine, EngineOptions};
+use irinorm::Rules;
 use irinorm::{Error, ErrorKind};
+use irinorm::{Form, Level, Normalizer, Options};
 
 /// SPEC §8: peak memory under 64 MiB resident at default settings, whatever the input.
 const RSS_LIMIT_KIB: u64 = 64 * 1024;

@@ -10,9 +10,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use irinorm::ladder::{Normalizer, Options};
 use irinorm::stream::{Engine, EngineOptions, OutputMode};
 use irinorm::Error;
+use irinorm::{Normalizer, Options};
 
 use crate::cli::{run, stderr, stdout, temp_dir};
 

@@ -20,11 +20,12 @@
 //! - (h) over every line of `../shared/corpora`: idempotence at every level and form (and
 //!   the properties above that are cheap to check).
 
-use irinorm::iri::parse::{check, Grammar, IriRef};
-use irinorm::iri::path::has_dot_segments;
-use irinorm::iri::repair::{prepare, Repairs};
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::internals::has_dot_segments;
+use irinorm::internals::prepare;
+use irinorm::Repairs;
+use irinorm::{check, Grammar, IriRef};
 use irinorm::{to_iri, to_uri, ErrorKind};
+use irinorm::{Form, Level, Normalizer, Options};
 use proptest::prelude::*;
 
 const LEVELS: [Level; 3] = [Level::String, Level::Syntax, Level::Scheme];
@@ -236,7 +237,7 @@ fn check_all(input: &str) -> Result<(), TestCaseError> {
         .err()
         .unwrap_or_else(|| parsed.unwrap_err());
         // A NUL is the error of its record, before any other (SPEC §2).
-        let e = irinorm::iri::error::with_nul_first(input.as_bytes(), e);
+        let e = irinorm::internals::with_nul_first(input.as_bytes(), e);
         for (level, form) in LEVELS.iter().flat_map(|l| FORMS.map(|f| (*l, f))) {
             let e2 = key(level, form, input).unwrap_err();
             prop_assert_eq!((e2.kind, e2.column), (e.kind, e.column));
@@ -330,7 +331,7 @@ fn check_all(input: &str) -> Result<(), TestCaseError> {
 
 /// Every row of the scheme table, in lowercase and in uppercase, and schemes without a row.
 fn scheme() -> impl Strategy<Value = String> {
-    let rows = irinorm::iri::scheme::SCHEMES.iter().map(|r| r.name);
+    let rows = irinorm::internals::SCHEMES.iter().map(|r| r.name);
     let mut names: Vec<String> = rows.clone().map(str::to_owned).collect();
     names.extend(rows.map(str::to_ascii_uppercase));
     names.extend(["HtTpS", "foo", "a+b.c-d"].map(str::to_owned));
@@ -655,7 +656,7 @@ proptest! {
         if IriRef::parse(&s).is_err() || s.is_empty() {
             return Ok(());
         }
-        let target = irinorm::iri::resolve::resolve(&s, b, irinorm::Resolution::Strict).unwrap();
+        let target = irinorm::resolve(&s, b, irinorm::Resolution::Strict).unwrap();
         for level in LEVELS {
             for form in FORMS {
                 let n = Normalizer::new(Options::default().with_strict(true).with_level(level).with_form(form).with_base(Some(b.to_owned())))

@@ -1,16 +1,16 @@
-//! The protocol rung (`irinorm::ladder::protocol`): one test per rule, the traps named in
+//! The protocol rung (`irinorm::Rules`): one test per rule, the traps named in
 //! `docs/protocol.md`, rules-file errors, idempotence, and the `crawler` profile measured
 //! against the crawler and WHATWG cases of `../shared/conformance/cases.jsonl`.
 
 use std::collections::BTreeSet;
 
-use irinorm::iri::parse::IriRef;
-use irinorm::iri::repair::{prepare_str, Repairs};
-use irinorm::iri::resolve::resolve_components;
-use irinorm::ladder::protocol::{
-    Action, HostScope, ParamFilter, Rule, Rules, SlashPolicy, ValueCondition,
-};
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::internals::prepare_str;
+use irinorm::internals::resolve_components;
+use irinorm::internals::{Action, HostScope, ParamFilter, Rule, SlashPolicy, ValueCondition};
+use irinorm::IriRef;
+use irinorm::Repairs;
+use irinorm::Rules;
+use irinorm::{Form, Level, Normalizer, Options};
 use proptest::prelude::*;
 
 fn toml(text: &str) -> Rules {

@@ -2,12 +2,12 @@
 //! still tests them: RFC 3986 §5.4.1, §5.4.2, §6.2.2, §6.2.3; RFC 3987 §3.1, §3.2.1,
 //! §5.3.2.x, §5.3.3; RFC 5952 §4 and §5 through the normalizer.
 
-use irinorm::ladder::{Form, Level, Normalizer, Options};
 use irinorm::{to_iri, to_uri};
+use irinorm::{Form, Level, Normalizer, Options};
 
 /// RFC 3986 §5.2 resolution of `reference` against `base`, nothing normalized.
 fn resolve(reference: &str, base: &str, strict: bool) -> String {
-    irinorm::iri::resolve::resolve(
+    irinorm::resolve(
         reference,
         base,
         if strict {
@@ -268,8 +268,8 @@ fn rfc3987_3_1_notes() {
 #[test]
 fn rfc3987_3_1_lenient_mapping_of_forbidden_ascii() {
     let mut scratch = String::new();
-    let mut repairs = irinorm::iri::repair::Repairs::default();
-    let got = irinorm::iri::repair::prepare(
+    let mut repairs = irinorm::Repairs::default();
+    let got = irinorm::internals::prepare(
         b"http://a/<b> c{|}\\^`\"?x#y",
         irinorm::Repair::Lenient,
         &mut scratch,
@@ -278,7 +278,7 @@ fn rfc3987_3_1_lenient_mapping_of_forbidden_ascii() {
     .unwrap();
     assert_eq!(got, "http://a/%3Cb%3E%20c%7B%7C%7D%5C%5E%60%22?x#y");
     let mut scratch = String::new();
-    let got = irinorm::iri::repair::prepare(
+    let got = irinorm::internals::prepare(
         b"http://[::1]/%41#f",
         irinorm::Repair::Lenient,
         &mut scratch,
@@ -539,7 +539,7 @@ fn rfc3986_6_2_3_default_ports_of_every_row() {
     assert_eq!(scheme("coaps://h:5683/x"), "coaps://h:5683/x");
     assert_eq!(scheme("gopher://h:70"), "gopher://h/");
     // Every row's default port goes, and only its own.
-    for row in irinorm::iri::scheme::SCHEMES {
+    for row in irinorm::internals::SCHEMES {
         if let Some(p) = row.default_port {
             let k = scheme(&format!("{}://h:{p}/x", row.name));
             assert!(!k.contains(&format!(":{p}")), "{}: {k}", row.name);
@@ -555,8 +555,8 @@ fn scheme_table() -> String {
         "| scheme | default port | empty path is `/` | IDNA host | other rule | reference |\n\
          |---|---|---|---|---|---|\n",
     );
-    for r in irinorm::iri::scheme::SCHEMES {
-        use irinorm::iri::scheme::Special;
+    for r in irinorm::internals::SCHEMES {
+        use irinorm::internals::Special;
         let yes = |b: bool| if b { "yes" } else { "" };
         let other = match r.special {
             Special::File => "`file://localhost/` is `file:///`",
@@ -586,7 +586,7 @@ fn readme_lists_every_scheme_row() {
         readme.contains(&table),
         "README.md should hold this table of scheme rules:\n{table}"
     );
-    for r in irinorm::iri::scheme::SCHEMES {
+    for r in irinorm::internals::SCHEMES {
         assert!(r.reference.starts_with("RFC "), "{}", r.name);
     }
 }

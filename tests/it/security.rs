@@ -15,13 +15,14 @@
 
 use std::sync::Arc;
 
-use irinorm::iri::parse::IriRef;
-use irinorm::iri::path::has_dot_segments;
-use irinorm::iri::repair::{prepare, Repairs};
-use irinorm::ladder::protocol::Rules;
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::internals::has_dot_segments;
+use irinorm::internals::prepare;
 use irinorm::stream::{Engine, EngineOptions, OutputMode};
+use irinorm::IriRef;
+use irinorm::Repairs;
+use irinorm::Rules;
 use irinorm::{to_iri, to_uri, Error, ErrorKind};
+use irinorm::{Form, Level, Normalizer, Options};
 
 const LEVELS: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];
 const FORMS: [Form; 3] = [Form::Uri, Form::Iri, Form::Surt];

@@ -1,4 +1,4 @@
-//! SURT keys (`irinorm::ladder::surt`): unit cases, the `crawler-surt` conformance cases whose
+//! SURT keys (`irinorm::surt`): unit cases, the `crawler-surt` conformance cases whose
 //! canonicalization irinorm shares, and properties over `../shared/corpora`.
 //!
 //! With `IRINORM_SURT_DUMP=DIR` set, `surts_over_the_corpora` also writes one JSON line per
@@ -9,10 +9,12 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use irinorm::iri::repair::{prepare_str, Repairs};
-use irinorm::ladder::protocol::{Action, Rule, Rules};
-use irinorm::ladder::surt::{surt, write_surt, write_surt_with, SurtOptions};
-use irinorm::ladder::{Form, Level, Normalizer, Options};
+use irinorm::internals::prepare_str;
+use irinorm::internals::{Action, Rule};
+use irinorm::Repairs;
+use irinorm::Rules;
+use irinorm::{surt, write_surt, write_surt_with, SurtOptions};
+use irinorm::{Form, Level, Normalizer, Options};
 
 fn with(key: &str, options: SurtOptions) -> String {
     let mut out = String::new();
@@ -360,9 +362,9 @@ fn read_back_host(hostpart: &str) -> String {
 }
 
 fn check_surt(key: &str, s: &str) {
-    let v = irinorm::iri::parse::IriRef::parse(key).unwrap();
+    let v = irinorm::IriRef::parse(key).unwrap();
     if let Some(host) = v.host() {
-        let non_ascii_host = irinorm::iri::percent::has_non_ascii(host);
+        let non_ascii_host = irinorm::internals::has_non_ascii(host);
         assert!(s.is_ascii() || non_ascii_host, "{key} -> {s}");
         let close = s
             .find(')')
@@ -414,7 +416,7 @@ fn check_injective(keys: &std::collections::BTreeSet<String>) {
     let mut by_full: HashMap<String, &str> = HashMap::new();
     let mut by_host: HashMap<String, (String, String)> = HashMap::new();
     for k in keys {
-        let v = irinorm::iri::parse::IriRef::parse(k).unwrap();
+        let v = irinorm::IriRef::parse(k).unwrap();
         if v.userinfo().is_none() {
             let s = with(k, full);
             if let Some(other) = by_full.insert(s.clone(), k) {

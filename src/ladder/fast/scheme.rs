@@ -28,8 +28,6 @@ pub(crate) struct RowChecks {
     /// An empty path with an authority is written `/`: such a record is not its own key
     /// ([`super::Shape::adds_slash`]).
     pub(crate) empty_path_is_slash: bool,
-    /// The host `localhost` is written as no host: such a record is refused.
-    pub(crate) no_localhost: bool,
 }
 
 impl FastScheme {
@@ -47,10 +45,10 @@ impl FastScheme {
             special,
             reference: _,
         } = *row;
-        let no_localhost = match special {
-            Special::None => false,
-            // RFC 8089 §2: `file://localhost/p` is written `file:///p`.
-            Special::File => true,
+        match special {
+            // `file://localhost/p` is written `file:///p`: the authority scan asks
+            // `scheme::drops_host` with the row.
+            Special::None | Special::File => {}
             // The path is rewritten (the domains of the addresses, the NID lowercased),
             // which the scan does not check.
             Special::Mailto | Special::Urn => return FastScheme::Ladder,
@@ -59,7 +57,6 @@ impl FastScheme {
             row,
             dns_host,
             empty_path_is_slash,
-            no_localhost,
         })
     }
 
@@ -205,7 +202,6 @@ mod tests {
                     assert_eq!(c.row, row);
                     assert_eq!(c.dns_host, row.dns_host, "{}", row.name);
                     assert_eq!(c.empty_path_is_slash, row.empty_path_is_slash);
-                    assert_eq!(c.no_localhost, row.special == Special::File);
                 }
                 other => panic!("{}: {other:?}", row.name),
             }

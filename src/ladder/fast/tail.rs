@@ -5,9 +5,8 @@
 use super::blocks::Blocks;
 use super::FastPath;
 use crate::iri::bidi;
-use crate::iri::chars;
 use crate::iri::path;
-use crate::iri::percent;
+use crate::iri::percent::{self, Recode};
 
 /// What the scan of a path, query and fragment found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,26 +171,16 @@ impl FastPath {
         !(canon && tail.dots && has_dot_segments(t, absolute, has_authority))
     }
 
-    /// Whether every `%` of `tail` starts a valid triplet that the rung keeps as it is.
+    /// Whether every `%` of `tail` starts a valid triplet that the rung keeps as it is: at
+    /// the string rung any, above it one the key writer's policy keeps
+    /// ([`percent::keeps_triplet`]).
     fn percent_ok(&self, tail: &[u8]) -> bool {
-        for i in memchr::memchr_iter(b'%', tail) {
-            let Some(octet) = percent::triplet_at(tail, i) else {
-                return false;
-            };
-            if self.string_level {
-                continue;
-            }
-            // Canonical: uppercase hex digits (RFC 3986 §6.2.2.1) of an octet that is not
-            // decoded: not unreserved (§6.2.2.2), and not part of UTF-8 that the iri form
-            // may decode (RFC 3987 §3.2).
-            if tail[i + 1..i + 3].iter().any(u8::is_ascii_lowercase)
-                || chars::is_unreserved(octet)
-                || (octet >= 0x80 && self.iri)
-            {
-                return false;
-            }
+        let mut triplets = memchr::memchr_iter(b'%', tail);
+        if self.string_level {
+            return triplets.all(|i| percent::triplet_at(tail, i).is_some());
         }
-        true
+        let policy = Recode::canonical(self.iri);
+        triplets.all(|i| percent::keeps_triplet(tail, i, policy))
     }
 }
 

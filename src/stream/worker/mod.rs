@@ -15,7 +15,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::iri::error::{self, Error, ErrorKind};
-use crate::ladder::{NextLine, Normalizer, Notes};
+use crate::ladder::normalizer::NextLine;
+use crate::ladder::{Normalizer, Notes};
 use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};

@@ -2,7 +2,7 @@
 //! chunk is validated as UTF-8, a piece at a time ([`PIECE`]); and the checks of the line
 //! ends a run of lines hands out.
 
-use crate::ladder::NextLine;
+use crate::ladder::normalizer::NextLine;
 
 /// The chunk is validated as UTF-8 this many bytes at a time (cut after a line feed; a
 /// longer line is a piece of its own), each piece just before its lines are gone through:
