@@ -19,6 +19,9 @@
 //! assert_eq!(n.normalize("HTTP://Bücher.Example:80").unwrap(), "http://xn--bcher-kva.example/");
 //! ```
 
+#[macro_use]
+mod setters;
+
 pub mod iri;
 pub mod ladder;
 #[cfg(feature = "stream")]
