@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::iri::error::{self, Error, ErrorKind, Warning};
+use crate::ladder::record::without_cr;
 use crate::ladder::Notes;
 use crate::stream::chunk::{
     lines_of, Chunk, ChunkKind, Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX,
@@ -603,12 +604,8 @@ impl<'a> Worker<'a> {
     /// run.
     fn record_at(&self, end: usize, pass: &mut Pass<'_>, scratch: &mut Scratch) -> bool {
         let (start, data) = (pass.start, pass.data);
-        let record_end = if end > start && data[end - 1] == b'\r' {
-            end - 1
-        } else {
-            end
-        };
-        let raw = &data[start..record_end];
+        let raw = without_cr(&data[start..end]);
+        let record_end = start + raw.len();
         // Slicing `text` at a line feed or carriage return is always on a char boundary.
         let record = pass.text.map(|t| &t[start..record_end]);
         let ok = self.record(pass.line, raw, record, scratch, pass.out, pass.report);
