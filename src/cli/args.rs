@@ -405,3 +405,117 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
     // run, `cli::sigbus`.)
     unsafe { options.with_mmap(!shared.no_mmap) }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// The argument `id` of subcommand `sub`.
+    fn arg(sub: &str, id: &str) -> Option<Arg> {
+        let cli = Cli::command();
+        let sub = cli.find_subcommand(sub).expect("a subcommand");
+        let found = sub.get_arguments().find(|a| a.get_id() == id).cloned();
+        found
+    }
+
+    /// What a clap argument says of one option: long name, help, value name, possible
+    /// values, default, whether it is a flag (a flag's value is clap's `bool`, not shown).
+    fn declared(a: &Arg) -> (String, String, String, Vec<String>, Vec<String>, bool) {
+        let flag = matches!(a.get_action(), ArgAction::SetTrue);
+        let text = |s: Option<&clap::builder::StyledStr>| s.map(|s| s.to_string());
+        let values = a
+            .get_possible_values()
+            .into_iter()
+            .map(|v| v.get_name().to_owned());
+        let defaults = a.get_default_values().iter();
+        let value_name = a.get_value_names().map(|n| n.join(" "));
+        (
+            a.get_long().unwrap_or_default().to_owned(),
+            text(a.get_help()).unwrap_or_default(),
+            value_name.filter(|_| !flag).unwrap_or_default(),
+            values.filter(|_| !flag).collect(),
+            defaults.map(|d| d.to_string_lossy().into_owned()).collect(),
+            flag,
+        )
+    }
+
+    /// What the table says of one option, in the terms of [`declared`].
+    fn tabled(o: &KeyOption) -> (String, String, String, Vec<String>, Vec<String>, bool) {
+        let flag = o.kind == OptionKind::Flag;
+        let choices = match o.kind {
+            OptionKind::Choice(names) => names.iter().map(|n| (*n).to_owned()).collect(),
+            _ => Vec::new(),
+        };
+        (
+            o.name.to_owned(),
+            o.help.to_owned(),
+            o.value_name.to_owned(),
+            choices,
+            o.default.map(str::to_owned).into_iter().collect(),
+            flag,
+        )
+    }
+
+    #[test]
+    fn the_key_arguments_are_the_tables() {
+        for sub in ["normalize", "compare"] {
+            for o in KEY_OPTIONS {
+                let a = arg(sub, o.field).unwrap_or_else(|| panic!("{sub} lacks --{}", o.name));
+                assert_eq!(declared(&a), tabled(o), "{sub} --{}", o.name);
+            }
+        }
+        // The line subcommands all take --strict, as the table says it.
+        for sub in ["to-uri", "to-iri", "resolve", "check"] {
+            let a = arg(sub, "strict").expect("--strict");
+            assert_eq!(declared(&a), tabled(KeyOption::named("strict")), "{sub}");
+        }
+    }
+
+    #[test]
+    fn the_key_arguments_come_in_the_tables_order() {
+        let cli = Cli::command();
+        let normalize = cli.find_subcommand("normalize").unwrap();
+        let fields: Vec<&str> = KEY_OPTIONS.iter().map(|o| o.field).collect();
+        let ids: Vec<&str> = normalize
+            .get_arguments()
+            .map(|a| a.get_id().as_str())
+            .filter(|id| fields.contains(id) && *id != "strict")
+            .collect();
+        let ordered: Vec<&str> = cli_key_options().iter().map(|o| o.field).collect();
+        assert_eq!(ids, ordered);
+        assert_eq!(ordered.len() + 1, KEY_OPTIONS.len());
+    }
+
+    #[test]
+    fn every_key_argument_reaches_the_settings() {
+        let mut line: Vec<String> = ["irinorm", "compare", "a", "b", "--strict"]
+            .map(String::from)
+            .into();
+        // Every key option but --profile, which excludes --rules.
+        for o in cli_key_options()
+            .into_iter()
+            .filter(|o| o.field != "profile")
+        {
+            line.push(format!("--{}", o.name));
+            match o.kind {
+                OptionKind::Flag => {}
+                OptionKind::Choice(names) => line.push(names[names.len() - 1].to_owned()),
+                _ => line.push("x".to_owned()),
+            }
+        }
+        let cli = Cli::try_parse_from(line).unwrap();
+        let Command::Compare(c) = cli.command else {
+            panic!("compare")
+        };
+        let s = &c.key.settings;
+        assert_eq!(c.key.rules, Some(PathBuf::from("x")));
+        assert_eq!(
+            (s.level.as_deref(), s.form.as_deref()),
+            (Some("protocol"), Some("surt"))
+        );
+        assert_eq!(s.base.as_deref(), Some("x"));
+        assert!(s.drop_fragment && s.nfc && s.absolute && s.surt_scheme && c.strict);
+    }
+}
