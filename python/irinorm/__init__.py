@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import json
 import os
 from functools import lru_cache
 from typing import Any, Iterable, List, Optional, Tuple, Union
@@ -223,7 +224,13 @@ class Normalizer:
         and ``warnings`` (dicts of ``kind``, ``column``, ``message``)."""
         if not isinstance(url, str):
             raise TypeError(f"url must be a str, got {type(url).__name__}")
-        return self._native.explain(url)
+        # The library's JSON of the explained record, its members in this dict's order.
+        row = json.loads(self._native.explain_json(url))
+        return {name: row.get(name) for name in _EXPLAINED}
+
+
+# The members of the dict `Normalizer.explain` returns, in order.
+_EXPLAINED = ("input", "key", "error", "steps", "warnings")
 
 
 def _restore(state: dict) -> Normalizer:

@@ -18,12 +18,13 @@ use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, Scala
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::{PyArray, PyChunkedArray};
 use rayon::prelude::*;
 
 use irinorm::iri::repair::octets_as_text;
+use irinorm::ladder::json::{push_explained_json, push_invalid_json};
 use irinorm::ladder::record::records_of;
 use irinorm::ladder::settings::{OptionKind, KEY_OPTIONS};
 use irinorm::{
@@ -188,44 +189,22 @@ impl PyNormalizer {
         map_string_arrays(py, array, check_type, |a| Ok(check_of(&core, a)))
     }
 
-    /// The key of one record with the steps that made it, its error and its warnings.
-    fn explain<'py>(&self, py: Python<'py>, url: &str) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("input", url)?;
-        let warnings = PyList::empty(py);
-        let steps = PyList::empty(py);
+    /// The key of one record with the steps that made it, its error and its warnings, as
+    /// the JSON object the library writes for an explained record (`ladder::json`).
+    fn explain_json(&self, url: &str) -> String {
+        let mut out = vec![b'{'];
         match self.core.explain(url) {
             Ok(e) => {
-                d.set_item("key", e.key)?;
-                d.set_item("error", py.None())?;
-                for w in &e.warnings {
-                    let wd = PyDict::new(py);
-                    wd.set_item("kind", w.kind.name())?;
-                    wd.set_item("column", w.column)?;
-                    wd.set_item("message", w.message)?;
-                    warnings.append(wd)?;
-                }
-                for s in e.steps {
-                    let sd = PyDict::new(py);
-                    sd.set_item("component", s.component)?;
-                    sd.set_item("rule", s.rule)?;
-                    sd.set_item("before", s.before)?;
-                    sd.set_item("after", s.after)?;
-                    steps.append(sd)?;
-                }
+                let steps = e
+                    .steps
+                    .iter()
+                    .map(|s| (s.component, s.rule, &*s.before, &*s.after));
+                push_explained_json(&mut out, url.as_bytes(), &e.key, steps, &e.warnings);
             }
-            Err(e) => {
-                d.set_item("key", py.None())?;
-                let ed = PyDict::new(py);
-                ed.set_item("kind", e.kind.name())?;
-                ed.set_item("column", e.column)?;
-                ed.set_item("message", e.message)?;
-                d.set_item("error", ed)?;
-            }
+            Err(e) => push_invalid_json(&mut out, url.as_bytes(), &e),
         }
-        d.set_item("steps", steps)?;
-        d.set_item("warnings", warnings)?;
-        Ok(d)
+        out.push(b'}');
+        String::from_utf8(out).expect("JSON text is UTF-8")
     }
 }
 

@@ -8,6 +8,7 @@
 //! - [`protocol`]: the protocol rung's typed rules and versioned profiles (§5.3.4);
 //! - [`surt`]: the SURT form of a key, for web-archive indexes;
 //! - [`compare`]: the lowest rung at which two records have the same key;
+//! - [`json`]: the JSON text of what the ladder reports, for every front end;
 //! - `fast`: the fast path that recognizes a record that already is its own key (SPEC §8),
 //!   reading the same scheme table ([`crate::iri::scheme`]) as the rungs.
 //!
@@ -15,6 +16,7 @@
 
 pub mod compare;
 mod fast;
+pub mod json;
 mod key;
 mod nfc;
 pub mod normalizer;
