@@ -222,13 +222,19 @@ pub fn push_explained_json<'a>(
         push_step(out, step);
     }
     out.extend_from_slice(b"],\"warnings\":[");
+    push_json_warnings(out, warnings);
+    out.push(b']');
+}
+
+/// Appends the warnings as notes ([`push_json_note`]), separated by commas (the brackets
+/// are the caller's).
+pub(crate) fn push_json_warnings(out: &mut Vec<u8>, warnings: &[Warning]) {
     for (i, w) in warnings.iter().enumerate() {
         if i > 0 {
             out.push(b',');
         }
         push_json_note(out, w.kind.name(), w.column, w.message);
     }
-    out.push(b']');
 }
 
 /// Appends the members of an invalid record, as [`push_explained_json`] does:

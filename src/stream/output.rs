@@ -37,7 +37,7 @@ use crate::iri::error::{Error, ErrorKind, Warning};
 use crate::iri::repair::{RepairKind, Repairs};
 use crate::ladder::json::{
     escape_table, first_where, json_next, push_decimal, push_escaped, push_json_bytes,
-    push_json_note, push_json_str, EscapeTable,
+    push_json_note, push_json_str, push_json_warnings, EscapeTable,
 };
 use crate::stream::hyperloglog::STANDARD_ERROR;
 
@@ -505,12 +505,7 @@ impl RowWriter {
                 out.extend_from_slice(b",\"warnings\":[");
             }
         }
-        for (i, w) in warnings.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            push_json_note(out, w.kind.name(), w.column, w.message);
-        }
+        push_json_warnings(out, warnings);
         out.extend_from_slice(b"]}");
     }
 }
