@@ -4,7 +4,8 @@
 //!
 //! - string bodies: [`push_json_str`] (RFC 8259 §7 escapes), [`push_json_bytes`] (octets
 //!   that are not UTF-8 written `%XX`, never U+FFFD);
-//! - an error or warning: [`push_json_note`]; an explained record: [`push_explained_json`];
+//! - an error or warning: `push_json_note`; an explained record: [`push_explained_json`],
+//!   or [`push_invalid_json`] for an invalid one;
 //! - the escaping machinery they use, which the tsv fields of the stream's output share:
 //!   escape tables, a block scan for the bytes to escape, and decimal numbers.
 

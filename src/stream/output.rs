@@ -655,6 +655,7 @@ fn push_tsv_field(out: &mut Vec<u8>, field: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ladder::json::JSON_ESCAPES;
     use proptest::prelude::*;
 
     fn format(mode: OutputMode) -> Format {
