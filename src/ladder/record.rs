@@ -64,3 +64,32 @@ pub fn records_of(data: &[u8]) -> impl Iterator<Item = &[u8]> {
     let lines = (!data.is_empty()).then(|| lines.split(|&b| b == b'\n'));
     lines.into_iter().flatten().map(without_cr)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iri::repair::octets_as_text;
+
+    fn records(data: &[u8]) -> Vec<String> {
+        records_of(data)
+            .map(|r| octets_as_text(r).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_final_line_feed_starts_no_record_and_a_bom_only_at_the_start() {
+        assert!(records(b"").is_empty());
+        assert!(records(BOM).is_empty());
+        assert_eq!(records(b"\n"), [""]);
+        assert_eq!(records(b"\n\n"), ["", ""]);
+        assert_eq!(records(b"a"), ["a"]);
+        assert_eq!(records(b"a\rb\n\r\n"), ["a\rb", ""]);
+        assert_eq!(records(b"\xEF\xBB\xBFa\r\nb\r\r\n"), ["a", "b\r"]);
+        assert_eq!(records(b"a\n\xEF\xBB\xBFb"), ["a", "\u{feff}b"]);
+    }
+
+    #[test]
+    fn octets_that_are_not_utf8_are_written_as_percent() {
+        assert_eq!(records(b"x\xff\xfey\n\xe2\x82\n"), ["x%FF%FEy", "%E2%82"]);
+    }
+}
