@@ -1,6 +1,9 @@
 //! The native part of the `irinorm` Python package: a configured normalizer whose unit of
 //! work is an Arrow array of strings. The Python modules around it (`irinorm/__init__.py`,
 //! `irinorm/spark.py`) handle option defaults, rules files, pickling and the engines.
+//! What the library states once it hands over rather than Python restating it: the table of
+//! key options (`KEY_OPTIONS`), the lowest common rung of two records, the records of a
+//! file (`read_records`) and the JSON of an explained record (`explain_json`).
 //!
 //! Every key goes through the library's record entry point, the one the command line uses,
 //! so a string gives here the bytes `irinorm normalize` writes for the same line.
