@@ -20,6 +20,9 @@
 //! assert_eq!(n.normalize("HTTP://Bücher.Example:80").unwrap(), "http://xn--bcher-kva.example/");
 //! ```
 
+#[macro_use]
+mod setters;
+
 // `iri` and `ladder` are not part of the API: their names that are public are re-exported
 // below. They stay reachable by path (hidden) only for `src/cli/args.rs` and
 // `src/cli/explain.rs`, which import `iri::parse`, `ladder::settings` and `ladder::protocol`
@@ -43,18 +46,24 @@ pub mod internals {
     pub use crate::iri::host::{is_ipv4address, parse_ipv6};
     pub use crate::iri::path::has_dot_segments;
     pub use crate::iri::percent::has_non_ascii;
-    pub use crate::iri::repair::{original_column, prepare, prepare_str, prepare_text};
+    pub use crate::iri::repair::{
+        octets_as_text, original_column, prepare, prepare_str, prepare_text,
+    };
     pub use crate::iri::resolve::resolve_components;
     pub use crate::iri::scheme::{SchemeRule, Special, SCHEMES};
+    pub use crate::ladder::json::{
+        push_explained_json, push_invalid_json, push_json_bytes, push_json_str,
+    };
     pub use crate::ladder::protocol::{
         Action, Component, Fired, HostPattern, HostScope, HostScopeError, ParamFilter,
         ParamFilterError, Rule, RuleKind, SlashPolicy, ValueCondition,
     };
+    pub use crate::ladder::record::records_of;
+    pub use crate::ladder::settings::{KeyOption, OptionKind, KEY_OPTIONS};
     #[cfg(feature = "stream")]
     pub use crate::stream::{
         error::SHORTENED_MAP,
         input::{Container, CONTAINERS},
-        output::{push_json_bytes, push_json_str},
         records::{RawRecord, Records},
     };
 }

@@ -14,7 +14,9 @@ entry point for both.
 
 from __future__ import annotations
 
-import codecs
+import functools
+import inspect
+import json
 import os
 from functools import lru_cache
 from typing import Any, Iterable, List, Optional, Tuple, Union
@@ -25,6 +27,7 @@ __all__ = [
     "KEY_VERSION",
     "Normalizer",
     "equivalent",
+    "lowest_common_rung",
     "normalize",
     "read_lines",
 ]
@@ -33,20 +36,14 @@ __all__ = [
 #: differ for the same input and options (stored keys then need to be recomputed).
 KEY_VERSION: int = _irinorm.KEY_VERSION
 
-# The options of a key, in the order of the keyword arguments, with their defaults.
-_OPTIONS: Tuple[Tuple[str, Any], ...] = (
-    ("level", None),
-    ("form", "uri"),
-    ("profile", None),
-    ("rules", None),
-    ("drop_fragment", False),
-    ("nfc", False),
-    ("base", None),
-    ("strict", False),
-    ("absolute", False),
-    ("surt_scheme", False),
+# The options of a key, in the order of the keyword arguments: (name, kind, default), from
+# the library's one table of them (`KEY_OPTIONS` of `irinorm::ladder::settings`), where kind
+# is "flag", "choice", "text" or "file".
+_OPTIONS: Tuple[Tuple[str, str, Any], ...] = tuple(
+    (name, kind, False if kind == "flag" else default)
+    for name, kind, _choices, default, _help in _irinorm.KEY_OPTIONS
 )
-_OPTION_NAMES = frozenset(name for name, _ in _OPTIONS)
+_OPTION_NAMES = frozenset(name for name, _, _ in _OPTIONS)
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -80,27 +77,49 @@ def _check_text(name: str, value: Any) -> Optional[str]:
     return value
 
 
-def _state(**kwargs: Any) -> dict:
+def _state(options: dict) -> dict:
     """The options as the native normalizer takes them: checked, defaults filled in, and a
     rules file replaced by its name and text."""
-    unknown = set(kwargs) - _OPTION_NAMES
+    unknown = set(options) - _OPTION_NAMES
     if unknown:
         raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
-    o = {name: kwargs.get(name, default) for name, default in _OPTIONS}
-    origin, text = _read_rules(o["rules"])
-    state = {
-        "level": _check_text("level", o["level"]),
-        "form": _check_text("form", o["form"]),
-        "profile": _check_text("profile", o["profile"]),
-        "rules_origin": origin,
-        "rules_text": text,
-    }
-    for name in ("drop_fragment", "nfc"):
-        state[name] = _check_flag(name, o[name])
-    state["base"] = _check_text("base", o["base"])
-    for name in ("strict", "absolute", "surt_scheme"):
-        state[name] = _check_flag(name, o[name])
+    origin, text = _read_rules(options.get("rules"))
+    state: dict = {}
+    for name, kind, default in _OPTIONS:
+        value = options.get(name, default)
+        if kind == "file":
+            state["rules_origin"], state["rules_text"] = origin, text
+        elif kind == "flag":
+            state[name] = _check_flag(name, value)
+        else:
+            state[name] = _check_text(name, value)
     return state
+
+
+def _with_key_options(function: Any, *, checked: bool = True) -> Any:
+    """`function`, which takes the key options as ``**options``, with a signature that names
+    them (keyword-only, with their defaults), as ``help`` and ``inspect`` show it; and, if
+    `checked`, refusing another name as a function that names them does."""
+    signature = inspect.signature(function)
+    params = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+    params += [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default)
+        for name, _, default in _OPTIONS
+    ]
+    wrapper = function
+    if checked:
+
+        @functools.wraps(function)
+        def wrapper(*args: Any, **options: Any) -> Any:
+            for name in options:
+                if name not in _OPTION_NAMES:
+                    raise TypeError(
+                        f"{function.__qualname__}() got an unexpected keyword argument {name!r}"
+                    )
+            return function(*args, **options)
+
+    wrapper.__signature__ = signature.replace(parameters=params)
+    return wrapper
 
 
 class Normalizer:
@@ -124,32 +143,9 @@ class Normalizer:
 
     __slots__ = ("_native", "_state")
 
-    def __init__(
-        self,
-        *,
-        level: Optional[str] = None,
-        form: str = "uri",
-        profile: Optional[str] = None,
-        rules: Optional[PathLike] = None,
-        drop_fragment: bool = False,
-        nfc: bool = False,
-        base: Optional[str] = None,
-        strict: bool = False,
-        absolute: bool = False,
-        surt_scheme: bool = False,
-    ) -> None:
-        state = _state(
-            level=level,
-            form=form,
-            profile=profile,
-            rules=rules,
-            drop_fragment=drop_fragment,
-            nfc=nfc,
-            base=base,
-            strict=strict,
-            absolute=absolute,
-            surt_scheme=surt_scheme,
-        )
+    @_with_key_options
+    def __init__(self, **options: Any) -> None:
+        state = _state(options)
         self._native = _irinorm._Normalizer(**state)
         self._state = state
 
@@ -167,7 +163,7 @@ class Normalizer:
 
     def __repr__(self) -> str:
         shown = []
-        for name, default in _OPTIONS:
+        for name, _, default in _OPTIONS:
             if name == "rules":
                 value = self._state["rules_origin"]
             else:
@@ -187,7 +183,7 @@ class Normalizer:
     @property
     def options(self) -> dict:
         """The options this normalizer was built with (rules as their file name)."""
-        d = {name: self._state.get(name) for name, _ in _OPTIONS if name != "rules"}
+        d = {name: self._state.get(name) for name, _, _ in _OPTIONS if name != "rules"}
         d["rules"] = self._state["rules_origin"]
         return d
 
@@ -228,7 +224,13 @@ class Normalizer:
         and ``warnings`` (dicts of ``kind``, ``column``, ``message``)."""
         if not isinstance(url, str):
             raise TypeError(f"url must be a str, got {type(url).__name__}")
-        return self._native.explain(url)
+        # The library's JSON of the explained record, its members in this dict's order.
+        row = json.loads(self._native.explain_json(url))
+        return {name: row.get(name) for name in _EXPLAINED}
+
+
+# The members of the dict `Normalizer.explain` returns, in order.
+_EXPLAINED = ("input", "key", "error", "steps", "warnings")
 
 
 def _restore(state: dict) -> Normalizer:
@@ -248,90 +250,44 @@ def _cached(state: Tuple[Tuple[str, Any], ...]) -> Normalizer:
     return Normalizer._from_state(dict(state))
 
 
-def _normalizer_for(**kwargs: Any) -> Normalizer:
+def _normalizer_for(options: dict) -> Normalizer:
     """A normalizer for these options, reused between calls with the same options (a rules
     file is read at each call, so an edited file is seen)."""
-    return _cached(tuple(_state(**kwargs).items()))
+    return _cached(tuple(_state(options).items()))
 
 
-def normalize(
-    url: Optional[str],
-    *,
-    level: Optional[str] = None,
-    form: str = "uri",
-    profile: Optional[str] = None,
-    rules: Optional[PathLike] = None,
-    drop_fragment: bool = False,
-    nfc: bool = False,
-    base: Optional[str] = None,
-    strict: bool = False,
-    absolute: bool = False,
-    surt_scheme: bool = False,
-) -> Optional[str]:
+@_with_key_options
+def normalize(url: Optional[str], **options: Any) -> Optional[str]:
     """The key of one record, or None when it is invalid (or None). The options are those of
     :class:`Normalizer`; for many records build one and use its methods."""
-    n = _normalizer_for(
-        level=level,
-        form=form,
-        profile=profile,
-        rules=rules,
-        drop_fragment=drop_fragment,
-        nfc=nfc,
-        base=base,
-        strict=strict,
-        absolute=absolute,
-        surt_scheme=surt_scheme,
-    )
-    return n.normalize(url)
+    return _normalizer_for(options).normalize(url)
 
 
-_RUNGS = ("string", "syntax", "scheme")
-
-
-def equivalent(a: str, b: str, **options: Any) -> str:
-    """The lowest rung of the comparison ladder at which ``a`` and ``b`` have the same key
-    (``"string"``, ``"syntax"``, ``"scheme"``, or ``"protocol"`` when a ``profile`` or
-    ``rules`` is given), or ``"different"``.
+@functools.partial(_with_key_options, checked=False)
+def lowest_common_rung(a: str, b: str, **options: Any) -> str:
+    """The name of the lowest rung of the comparison ladder at which ``a`` and ``b`` have the
+    same key (``"string"``, ``"syntax"``, ``"scheme"``, or ``"protocol"`` when a ``profile``
+    or ``rules`` is given), or ``"different"``: the answer of ``irinorm compare``, from the
+    library's ``lowest_common_rung``.
 
     The other options (``form``, ``drop_fragment``, ``base``...) apply at every rung;
-    ``level`` caps the ladder at that rung. A record that is invalid raises ``ValueError``.
+    ``level`` caps the ladder at that rung (below ``"protocol"``, without the rules). A
+    record that is invalid raises ``ValueError``.
     """
     if not isinstance(a, str) or not isinstance(b, str):
         raise TypeError("equivalent compares two str")
-    unknown = set(options) - _OPTION_NAMES
-    if unknown:
-        raise TypeError(f"unknown option(s): {', '.join(sorted(unknown))}")
-    cap = options.pop("level", None)
-    has_rules = options.get("profile") is not None or options.get("rules") is not None
-    rungs = list(_RUNGS) + (["protocol"] if has_rules else [])
-    if cap is not None:
-        if cap not in rungs:
-            # The normalizer says what is wrong with the level, as the command line does.
-            Normalizer(level=cap, **options)
-            raise ValueError(f"level {cap!r} is not a rung of this ladder")
-        rungs = rungs[: rungs.index(cap) + 1]
-    below = {k: v for k, v in options.items() if k not in ("profile", "rules")}
-    for rung in rungs:
-        n = _normalizer_for(**(options if rung == "protocol" else below), level=rung)
-        keys = []
-        for name, url in (("a", a), ("b", b)):
-            key = n.normalize(url)
-            if key is None:
-                e = n.explain(url)["error"]
-                where = f"column {e['column']}: " if e["column"] else ""
-                raise ValueError(f"{name}: {e['kind']}: {where}{e['message']}")
-            keys.append(key)
-        if keys[0] == keys[1]:
-            return rung
-    return "different"
+    if options.get("level") in _RUNGS_BELOW_PROTOCOL:
+        # The rules take part only at the protocol rung: a cap below it leaves them out.
+        options = {k: v for k, v in options.items() if k not in ("profile", "rules")}
+    rung = _normalizer_for(options)._native.lowest_common_rung(a, b)
+    return "different" if rung is None else rung
 
 
-def _percent_octets(error: UnicodeDecodeError) -> Tuple[str, int]:
-    bad = error.object[error.start : error.end]
-    return "".join(f"%{b:02X}" for b in bad), error.end
+_RUNGS_BELOW_PROTOCOL = ("string", "syntax", "scheme")
 
-
-codecs.register_error("irinorm-percent-octets", _percent_octets)
+#: The earlier name of :func:`lowest_common_rung`, kept: it returns the name of a rung (or
+#: ``"different"``), not a bool as the Rust ``irinorm::equivalent`` does.
+equivalent = lowest_common_rung
 
 
 def read_lines(path: PathLike) -> List[str]:
@@ -339,15 +295,6 @@ def read_lines(path: PathLike) -> List[str]:
     one carriage return before a line feed removed, a UTF-8 byte order mark at the start
     removed, and each octet that is not part of valid UTF-8 written ``%XX``, as the
     command's lenient repair writes it (never U+FFFD, which would give different records
-    one key). The file is read whole."""
+    one key). The file is read whole; the rules are the library's (``records_of``)."""
     with open(path, "rb") as f:
-        data = f.read()
-    if data.startswith(codecs.BOM_UTF8):
-        data = data[len(codecs.BOM_UTF8) :]
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [
-        (ln[:-1] if ln.endswith(b"\r") else ln).decode("utf-8", "irinorm-percent-octets")
-        for ln in lines
-    ]
+        return _irinorm.read_records(f.read())

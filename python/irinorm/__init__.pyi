@@ -1,6 +1,8 @@
 import os
 from typing import Any, Iterable, List, Literal, Optional, TypedDict, Union
 
+from typing_extensions import Unpack
+
 _PathLike = Union[str, os.PathLike[str]]
 _Level = Literal["string", "syntax", "scheme", "protocol"]
 _Form = Literal["uri", "iri", "surt"]
@@ -26,6 +28,21 @@ class Explanation(TypedDict):
     steps: List[Step]
     warnings: List[Problem]
 
+class _KeyOptions(TypedDict, total=False):
+    """The keyword arguments of ``normalize`` and ``lowest_common_rung``: those of
+    ``Normalizer`` (the defaults are there)."""
+
+    level: Optional[_Level]
+    form: _Form
+    profile: Optional[str]
+    rules: Optional[_PathLike]
+    drop_fragment: bool
+    nfc: bool
+    base: Optional[str]
+    strict: bool
+    absolute: bool
+    surt_scheme: bool
+
 class Normalizer:
     def __init__(
         self,
@@ -50,34 +67,9 @@ class Normalizer:
     def explain(self, url: str) -> Explanation: ...
     def __reduce__(self) -> Any: ...
 
-def normalize(
-    url: Optional[str],
-    *,
-    level: Optional[_Level] = None,
-    form: _Form = "uri",
-    profile: Optional[str] = None,
-    rules: Optional[_PathLike] = None,
-    drop_fragment: bool = False,
-    nfc: bool = False,
-    base: Optional[str] = None,
-    strict: bool = False,
-    absolute: bool = False,
-    surt_scheme: bool = False,
-) -> Optional[str]: ...
-def equivalent(
-    a: str,
-    b: str,
-    *,
-    level: Optional[_Level] = None,
-    form: _Form = "uri",
-    profile: Optional[str] = None,
-    rules: Optional[_PathLike] = None,
-    drop_fragment: bool = False,
-    nfc: bool = False,
-    base: Optional[str] = None,
-    strict: bool = False,
-    absolute: bool = False,
-    surt_scheme: bool = False,
-) -> _Rung: ...
+def normalize(url: Optional[str], **options: Unpack[_KeyOptions]) -> Optional[str]: ...
+def lowest_common_rung(a: str, b: str, **options: Unpack[_KeyOptions]) -> _Rung: ...
+
+equivalent = lowest_common_rung
 
 def read_lines(path: _PathLike) -> List[str]: ...

@@ -1,6 +1,9 @@
 //! The native part of the `irinorm` Python package: a configured normalizer whose unit of
 //! work is an Arrow array of strings. The Python modules around it (`irinorm/__init__.py`,
 //! `irinorm/spark.py`) handle option defaults, rules files, pickling and the engines.
+//! What the library states once it hands over rather than Python restating it: the table of
+//! key options (`KEY_OPTIONS`), the lowest common rung of two records, the records of a
+//! file (`read_records`) and the JSON of an explained record (`explain_json`).
 //!
 //! Every key goes through the library's record entry point, the one the command line uses,
 //! so a string gives here the bytes `irinorm normalize` writes for the same line.
@@ -18,12 +21,17 @@ use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, Scala
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields};
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyList, PyString, PyTuple};
 use pyo3_arrow::input::AnyArray;
 use pyo3_arrow::{PyArray, PyChunkedArray};
 use rayon::prelude::*;
 
-use irinorm::{Normalizer as Core, Notes, RulesText, Settings, KEY_VERSION};
+use irinorm::internals::{
+    octets_as_text, push_explained_json, push_invalid_json, records_of, OptionKind, KEY_OPTIONS,
+};
+use irinorm::{
+    lowest_common_rung, CompareError, Normalizer as Core, Notes, RulesText, Settings, KEY_VERSION,
+};
 
 /// Below this many rows a batch is never split over threads: the split would cost more
 /// than it saves.
@@ -36,6 +44,8 @@ struct PyNormalizer {
     core: Arc<Core>,
     /// For keys alone: the same normalizer without the checks that only give warnings.
     keys: Arc<Core>,
+    /// The settings it was built from, for `lowest_common_rung`.
+    settings: Settings,
 }
 
 /// Why a batch could not be turned into keys (never a bad record: those are nulls).
@@ -84,25 +94,38 @@ impl PyNormalizer {
         absolute: bool,
         surt_scheme: bool,
     ) -> PyResult<Self> {
-        let mut s = Settings::default();
-        s.level = level;
-        s.form = form;
-        s.profile = profile;
-        s.rules = rules_text.map(|text| RulesText {
+        let rules = rules_text.map(|text| RulesText {
             origin: rules_origin.unwrap_or_else(|| "rules".to_owned()),
             text,
         });
-        s.drop_fragment = drop_fragment;
-        s.nfc = nfc;
-        s.base = base;
-        s.strict = strict;
-        s.absolute = absolute;
-        s.surt_scheme = surt_scheme;
+        let s = Settings::default()
+            .with_level(level)
+            .with_form(form)
+            .with_profile(profile)
+            .with_rules(rules)
+            .with_drop_fragment(drop_fragment)
+            .with_nfc(nfc)
+            .with_base(base)
+            .with_strict(strict)
+            .with_absolute(absolute)
+            .with_surt_scheme(surt_scheme);
         let core = Core::from_settings(&s).map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(PyNormalizer {
             keys: Arc::new(core.clone().without_bidi_warnings()),
             core: Arc::new(core),
+            settings: s,
         })
+    }
+
+    /// The name of the lowest rung at which `a` and `b` have the same key under these
+    /// settings (the library's `lowest_common_rung`, `irinorm compare`), or None.
+    fn lowest_common_rung(&self, a: &str, b: &str) -> PyResult<Option<&'static str>> {
+        match lowest_common_rung(a, b, &self.settings) {
+            Ok(rung) => Ok(rung.map(|level| level.name())),
+            Err(CompareError::A(e)) => Err(PyValueError::new_err(format!("a: {e}"))),
+            Err(CompareError::B(e)) => Err(PyValueError::new_err(format!("b: {e}"))),
+            Err(e) => Err(PyValueError::new_err(e.to_string())),
+        }
     }
 
     /// The key of one record, or None when it is invalid (or None).
@@ -168,44 +191,22 @@ impl PyNormalizer {
         map_string_arrays(py, array, check_type, |a| Ok(check_of(&core, a)))
     }
 
-    /// The key of one record with the steps that made it, its error and its warnings.
-    fn explain<'py>(&self, py: Python<'py>, url: &str) -> PyResult<Bound<'py, PyDict>> {
-        let d = PyDict::new(py);
-        d.set_item("input", url)?;
-        let warnings = PyList::empty(py);
-        let steps = PyList::empty(py);
+    /// The key of one record with the steps that made it, its error and its warnings, as
+    /// the JSON object the library writes for an explained record (`ladder::json`).
+    fn explain_json(&self, url: &str) -> String {
+        let mut out = vec![b'{'];
         match self.core.explain(url) {
             Ok(e) => {
-                d.set_item("key", e.key)?;
-                d.set_item("error", py.None())?;
-                for w in &e.warnings {
-                    let wd = PyDict::new(py);
-                    wd.set_item("kind", w.kind.name())?;
-                    wd.set_item("column", w.column)?;
-                    wd.set_item("message", w.message)?;
-                    warnings.append(wd)?;
-                }
-                for s in e.steps {
-                    let sd = PyDict::new(py);
-                    sd.set_item("component", s.component)?;
-                    sd.set_item("rule", s.rule)?;
-                    sd.set_item("before", s.before)?;
-                    sd.set_item("after", s.after)?;
-                    steps.append(sd)?;
-                }
+                let steps = e
+                    .steps
+                    .iter()
+                    .map(|s| (s.component, s.rule, &*s.before, &*s.after));
+                push_explained_json(&mut out, url.as_bytes(), &e.key, steps, &e.warnings);
             }
-            Err(e) => {
-                d.set_item("key", py.None())?;
-                let ed = PyDict::new(py);
-                ed.set_item("kind", e.kind.name())?;
-                ed.set_item("column", e.column)?;
-                ed.set_item("message", e.message)?;
-                d.set_item("error", ed)?;
-            }
+            Err(e) => push_invalid_json(&mut out, url.as_bytes(), &e),
         }
-        d.set_item("steps", steps)?;
-        d.set_item("warnings", warnings)?;
-        Ok(d)
+        out.push(b'}');
+        String::from_utf8(out).expect("JSON text is UTF-8")
     }
 }
 
@@ -567,5 +568,31 @@ fn text_at<O: OffsetSizeTrait>(input: &ArrayRef, i: usize) -> Option<&str> {
 fn _irinorm(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyNormalizer>()?;
     m.add("KEY_VERSION", KEY_VERSION)?;
+    m.add("KEY_OPTIONS", key_options(m.py())?)?;
+    m.add_function(wrap_pyfunction!(read_records, m)?)?;
     Ok(())
+}
+
+/// The records of the whole input `data` as the command line reads them (the library's
+/// `records_of`), each as text with every octet that is not UTF-8 written `%XX`.
+#[pyfunction]
+fn read_records(data: &[u8]) -> Vec<String> {
+    records_of(data)
+        .map(|record| octets_as_text(record).into_owned())
+        .collect()
+}
+
+/// The library's table of key options ([`KEY_OPTIONS`]) as a tuple of
+/// `(name, kind, choices, default, help)`: the Python package builds its signatures from it.
+fn key_options(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+    let rows = KEY_OPTIONS.iter().map(|o| {
+        let (kind, choices): (&str, &[&str]) = match o.kind {
+            OptionKind::Flag => ("flag", &[]),
+            OptionKind::Choice(names) => ("choice", names),
+            OptionKind::File => ("file", &[]),
+            _ => ("text", &[]),
+        };
+        (o.field, kind, PyTuple::new(py, choices)?, o.default, o.help).into_pyobject(py)
+    });
+    PyTuple::new(py, rows.collect::<PyResult<Vec<_>>>()?)
 }

@@ -4,9 +4,16 @@
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::builder::PossibleValuesParser;
+use clap::error::ErrorKind;
+use clap::{
+    value_parser, Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum,
+    ValueHint,
+};
 use irinorm::iri::parse::Grammar;
-use irinorm::ladder::settings::{RulesText, Settings};
+use irinorm::ladder::settings::{
+    KeyOption, OptionKind, RulesText, Settings, SettingsError, KEY_OPTIONS,
+};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
 
 /// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
@@ -50,44 +57,6 @@ pub(crate) struct CompletionsArgs {
     /// The shell to complete for.
     #[arg(value_enum)]
     pub(crate) shell: clap_complete::Shell,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum LevelArg {
-    String,
-    Syntax,
-    Scheme,
-    Protocol,
-}
-
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum FormArg {
-    Uri,
-    Iri,
-    Surt,
-}
-
-impl LevelArg {
-    /// The library's name of the level.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            LevelArg::String => "string",
-            LevelArg::Syntax => "syntax",
-            LevelArg::Scheme => "scheme",
-            LevelArg::Protocol => "protocol",
-        }
-    }
-}
-
-impl FormArg {
-    /// The library's name of the form.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            FormArg::Uri => "uri",
-            FormArg::Iri => "iri",
-            FormArg::Surt => "surt",
-        }
-    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -193,8 +162,7 @@ pub(crate) struct SharedArgs {
         hide_default_value = true
     )]
     pub(crate) threads: usize,
-    /// No trimming and no repairs: each record must be the exact IRI.
-    #[arg(long)]
+    #[arg(long, help = KeyOption::named("strict").help)]
     pub(crate) strict: bool,
     /// Longest record in bytes; a longer line is an error record, never held whole.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
@@ -246,37 +214,85 @@ impl SharedArgs {
     }
 }
 
-/// The key options, shared by `normalize` and `compare`.
-#[derive(Args, Debug)]
+/// The key options of `normalize` and `compare` but `--strict` (which every line
+/// subcommand takes): the arguments [`KEY_OPTIONS`] declares, read into [`Settings`] (a rules
+/// file by its path, read by [`key_settings`]).
+#[derive(Debug, Clone, Default)]
 pub(crate) struct KeyArgs {
-    /// The rung of the comparison ladder [default: scheme, or protocol with --rules or
-    /// --profile].
-    #[arg(long, value_enum)]
-    pub(crate) level: Option<LevelArg>,
-    /// The form of the key.
-    #[arg(long, value_enum, default_value = "uri")]
-    pub(crate) form: FormArg,
-    /// Remove the fragment (RFC 3987 §5.1).
-    #[arg(long)]
-    pub(crate) drop_fragment: bool,
-    /// Apply Unicode NFC first (RFC 3987 §3.1 step 1; off by default per §5.3.2.2).
-    #[arg(long)]
-    pub(crate) nfc: bool,
-    /// Resolve relative references against this absolute IRI first.
-    #[arg(long, value_name = "IRI")]
-    pub(crate) base: Option<String>,
-    /// Reject relative references instead of normalizing them alone.
-    #[arg(long)]
-    pub(crate) absolute: bool,
-    /// Protocol-rung rules from a TOML file (see docs/protocol.md).
-    #[arg(long, value_name = "FILE", conflicts_with = "profile")]
-    pub(crate) rules: Option<PathBuf>,
-    /// A built-in versioned rule profile: `crawler` (the newest), `crawler@1` or `crawler@2`.
-    #[arg(long, value_name = "NAME")]
-    pub(crate) profile: Option<String>,
-    /// With --form surt, write the scheme too (`http://(com,example,)/`).
-    #[arg(long)]
-    pub(crate) surt_scheme: bool,
+    settings: Settings,
+    rules: Option<PathBuf>,
+}
+
+/// The key options the command line declares among them, in its order.
+fn cli_key_options() -> Vec<&'static KeyOption> {
+    let mut options: Vec<_> = KEY_OPTIONS
+        .iter()
+        .filter(|o| o.cli_order.is_some())
+        .collect();
+    options.sort_by_key(|o| o.cli_order);
+    options
+}
+
+/// The argument of one key option.
+fn key_arg(o: &'static KeyOption) -> Arg {
+    let arg = Arg::new(o.field).long(o.name).help(o.help);
+    let arg = match o.kind {
+        OptionKind::Flag => return arg.action(ArgAction::SetTrue),
+        OptionKind::Choice(names) => arg.value_parser(PossibleValuesParser::new(names)),
+        OptionKind::File => arg
+            .value_parser(value_parser!(PathBuf))
+            .value_hint(ValueHint::AnyPath),
+        _ => arg.value_parser(value_parser!(String)),
+    };
+    let arg = arg.value_name(o.value_name).action(ArgAction::Set);
+    let arg = match o.default {
+        Some(default) => arg.default_value(default),
+        None => arg,
+    };
+    // The two sources of protocol rules exclude each other (see `Settings`).
+    match o.field {
+        "rules" => arg.conflicts_with("profile"),
+        _ => arg,
+    }
+}
+
+impl Args for KeyArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cli_key_options()
+            .into_iter()
+            .fold(cmd, |c, o| c.arg(key_arg(o)))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        KeyArgs::augment_args(cmd)
+    }
+}
+
+impl FromArgMatches for KeyArgs {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        let mut a = KeyArgs::default();
+        a.update_from_arg_matches(m)?;
+        Ok(a)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        let unknown = |e: SettingsError| clap::Error::raw(ErrorKind::UnknownArgument, e);
+        for o in cli_key_options() {
+            match o.kind {
+                OptionKind::Flag => self.settings.set_flag(o.field, m.get_flag(o.field)),
+                OptionKind::File => {
+                    self.rules = m.get_one::<PathBuf>(o.field).cloned();
+                    Ok(())
+                }
+                _ => {
+                    let text = m.get_one::<String>(o.field).cloned();
+                    self.settings.set_text(o.field, text)
+                }
+            }
+            .map_err(unknown)?;
+        }
+        Ok(())
+    }
 }
 
 #[derive(Args, Debug)]
@@ -329,8 +345,7 @@ pub(crate) struct CompareArgs {
     pub(crate) b: String,
     #[command(flatten)]
     pub(crate) key: KeyArgs,
-    /// No trimming and no repairs: each record must be the exact IRI.
-    #[arg(long)]
+    #[arg(long, help = KeyOption::named("strict").help)]
     pub(crate) strict: bool,
 }
 
@@ -343,18 +358,7 @@ pub(crate) fn key_settings(a: &KeyArgs, strict: bool) -> Result<Settings, String
             text: std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?,
         }),
     };
-    let mut s = Settings::default();
-    s.level = a.level.map(|l| l.name().to_owned());
-    s.form = Some(a.form.name().to_owned());
-    s.profile = a.profile.clone();
-    s.rules = rules;
-    s.drop_fragment = a.drop_fragment;
-    s.nfc = a.nfc;
-    s.base = a.base.clone();
-    s.strict = strict;
-    s.absolute = a.absolute;
-    s.surt_scheme = a.surt_scheme;
-    Ok(s)
+    Ok(a.settings.clone().with_rules(rules).with_strict(strict))
 }
 
 /// The engine options for a run, which reads standard input if `stdin_is_input`.
@@ -400,4 +404,118 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
     // irinorm reads it, or else `--no-mmap` is given. (A truncation is reported and ends the
     // run, `cli::sigbus`.)
     unsafe { options.with_mmap(!shared.no_mmap) }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// The argument `id` of subcommand `sub`.
+    fn arg(sub: &str, id: &str) -> Option<Arg> {
+        let cli = Cli::command();
+        let sub = cli.find_subcommand(sub).expect("a subcommand");
+        let found = sub.get_arguments().find(|a| a.get_id() == id).cloned();
+        found
+    }
+
+    /// What a clap argument says of one option: long name, help, value name, possible
+    /// values, default, whether it is a flag (a flag's value is clap's `bool`, not shown).
+    fn declared(a: &Arg) -> (String, String, String, Vec<String>, Vec<String>, bool) {
+        let flag = matches!(a.get_action(), ArgAction::SetTrue);
+        let text = |s: Option<&clap::builder::StyledStr>| s.map(|s| s.to_string());
+        let values = a
+            .get_possible_values()
+            .into_iter()
+            .map(|v| v.get_name().to_owned());
+        let defaults = a.get_default_values().iter();
+        let value_name = a.get_value_names().map(|n| n.join(" "));
+        (
+            a.get_long().unwrap_or_default().to_owned(),
+            text(a.get_help()).unwrap_or_default(),
+            value_name.filter(|_| !flag).unwrap_or_default(),
+            values.filter(|_| !flag).collect(),
+            defaults.map(|d| d.to_string_lossy().into_owned()).collect(),
+            flag,
+        )
+    }
+
+    /// What the table says of one option, in the terms of [`declared`].
+    fn tabled(o: &KeyOption) -> (String, String, String, Vec<String>, Vec<String>, bool) {
+        let flag = o.kind == OptionKind::Flag;
+        let choices = match o.kind {
+            OptionKind::Choice(names) => names.iter().map(|n| (*n).to_owned()).collect(),
+            _ => Vec::new(),
+        };
+        (
+            o.name.to_owned(),
+            o.help.to_owned(),
+            o.value_name.to_owned(),
+            choices,
+            o.default.map(str::to_owned).into_iter().collect(),
+            flag,
+        )
+    }
+
+    #[test]
+    fn the_key_arguments_are_the_tables() {
+        for sub in ["normalize", "compare"] {
+            for o in KEY_OPTIONS {
+                let a = arg(sub, o.field).unwrap_or_else(|| panic!("{sub} lacks --{}", o.name));
+                assert_eq!(declared(&a), tabled(o), "{sub} --{}", o.name);
+            }
+        }
+        // The line subcommands all take --strict, as the table says it.
+        for sub in ["to-uri", "to-iri", "resolve", "check"] {
+            let a = arg(sub, "strict").expect("--strict");
+            assert_eq!(declared(&a), tabled(KeyOption::named("strict")), "{sub}");
+        }
+    }
+
+    #[test]
+    fn the_key_arguments_come_in_the_tables_order() {
+        let cli = Cli::command();
+        let normalize = cli.find_subcommand("normalize").unwrap();
+        let fields: Vec<&str> = KEY_OPTIONS.iter().map(|o| o.field).collect();
+        let ids: Vec<&str> = normalize
+            .get_arguments()
+            .map(|a| a.get_id().as_str())
+            .filter(|id| fields.contains(id) && *id != "strict")
+            .collect();
+        let ordered: Vec<&str> = cli_key_options().iter().map(|o| o.field).collect();
+        assert_eq!(ids, ordered);
+        assert_eq!(ordered.len() + 1, KEY_OPTIONS.len());
+    }
+
+    #[test]
+    fn every_key_argument_reaches_the_settings() {
+        let mut line: Vec<String> = ["irinorm", "compare", "a", "b", "--strict"]
+            .map(String::from)
+            .into();
+        // Every key option but --profile, which excludes --rules.
+        for o in cli_key_options()
+            .into_iter()
+            .filter(|o| o.field != "profile")
+        {
+            line.push(format!("--{}", o.name));
+            match o.kind {
+                OptionKind::Flag => {}
+                OptionKind::Choice(names) => line.push(names[names.len() - 1].to_owned()),
+                _ => line.push("x".to_owned()),
+            }
+        }
+        let cli = Cli::try_parse_from(line).unwrap();
+        let Command::Compare(c) = cli.command else {
+            panic!("compare")
+        };
+        let s = &c.key.settings;
+        assert_eq!(c.key.rules, Some(PathBuf::from("x")));
+        assert_eq!(
+            (s.level.as_deref(), s.form.as_deref()),
+            (Some("protocol"), Some("surt"))
+        );
+        assert_eq!(s.base.as_deref(), Some("x"));
+        assert!(s.drop_fragment && s.nfc && s.absolute && s.surt_scheme && c.strict);
+    }
 }

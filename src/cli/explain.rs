@@ -14,11 +14,11 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
+use irinorm::internals::{push_explained_json, push_invalid_json, push_json_str};
 use irinorm::ladder::protocol::{Component, RuleKind};
 use irinorm::ladder::{Explanation, Normalizer, Step};
-use irinorm::stream::output::{push_json_bytes, push_json_str};
 use irinorm::stream::records::{Record, Records};
-use irinorm::{Error, IriRef, Warning};
+use irinorm::{Error, IriRef};
 
 use super::args::{BinaryArg, OnErrorArg, OutputArg, SharedArgs};
 use super::lines::{catch_interrupt, input_paths, open_inputs, INTERRUPTED};
@@ -155,9 +155,8 @@ fn shown(part: &str) -> String {
     }
 }
 
-/// One record as a JSON object:
-/// `{"file","line","input","key","steps":[{"component","rule","before","after"}],"warnings"}`,
-/// with `"key":null` and an `"error"` object when the record is invalid.
+/// One record as a JSON object: `{"file","line",` then the library's explained record
+/// ([`push_explained_json`]), its steps cut to the parts that changed.
 fn json_row(
     normalizer: &Normalizer,
     file: &str,
@@ -170,31 +169,19 @@ fn json_row(
     push_json_str(row, file);
     row.extend_from_slice(b"\",\"line\":");
     row.extend_from_slice(number.to_string().as_bytes());
-    row.extend_from_slice(b",\"input\":\"");
-    push_json_bytes(row, line);
-    row.extend_from_slice(b"\",\"key\":");
+    row.push(b',');
     let error = match outcome {
         Outcome::Explained(e) => {
-            row.push(b'"');
-            push_json_str(row, &e.key);
-            row.extend_from_slice(b"\",\"steps\":[");
-            let shown = e.steps.iter().filter_map(|s| Some((s, changed_part(s)?)));
-            for (i, (step, (before, after))) in shown.enumerate() {
-                if i > 0 {
-                    row.push(b',');
-                }
-                let fields = [
-                    ("component", step.component),
-                    ("rule", step.rule),
-                    ("before", before.as_str()),
-                    ("after", after.as_str()),
-                ];
-                push_json_object(row, &fields);
-            }
-            row.extend_from_slice(b"],\"warnings\":[");
-            push_warnings(row, &e.warnings);
-            row.extend_from_slice(b"]}");
-            return;
+            let parts: Vec<_> = e
+                .steps
+                .iter()
+                .filter_map(|s| Some((s, changed_part(s)?)))
+                .collect();
+            let shown = parts
+                .iter()
+                .map(|(s, (before, after))| (s.component, s.rule, before.as_str(), after.as_str()));
+            push_explained_json(row, line, &e.key, shown, &e.warnings);
+            return row.push(b'}');
         }
         Outcome::Invalid(e) => e,
         Outcome::TooLong(_) => Error::new(
@@ -203,44 +190,8 @@ fn json_row(
             "line longer than --max-line-bytes",
         ),
     };
-    row.extend_from_slice(b"null,\"steps\":[],\"warnings\":[],\"error\":{\"kind\":\"");
-    push_json_str(row, error.kind.name());
-    row.extend_from_slice(b"\",\"column\":");
-    row.extend_from_slice(error.column.to_string().as_bytes());
-    row.extend_from_slice(b",\"message\":\"");
-    push_json_str(row, error.message);
-    row.extend_from_slice(b"\"}}");
-}
-
-/// Appends `{"name":"value",...}`.
-fn push_json_object(row: &mut Vec<u8>, fields: &[(&str, &str)]) {
-    row.push(b'{');
-    for (i, (name, value)) in fields.iter().enumerate() {
-        if i > 0 {
-            row.push(b',');
-        }
-        row.push(b'"');
-        row.extend_from_slice(name.as_bytes());
-        row.extend_from_slice(b"\":\"");
-        push_json_str(row, value);
-        row.push(b'"');
-    }
+    push_invalid_json(row, line, &error);
     row.push(b'}');
-}
-
-fn push_warnings(row: &mut Vec<u8>, warnings: &[Warning]) {
-    for (i, w) in warnings.iter().enumerate() {
-        if i > 0 {
-            row.push(b',');
-        }
-        row.extend_from_slice(b"{\"kind\":\"");
-        push_json_str(row, w.kind.name());
-        row.extend_from_slice(b"\",\"column\":");
-        row.extend_from_slice(w.column.to_string().as_bytes());
-        row.extend_from_slice(b",\"message\":\"");
-        push_json_str(row, w.message);
-        row.extend_from_slice(b"\"}");
-    }
 }
 
 /// The part of a step's text that changed: `before` and `after` without the text they

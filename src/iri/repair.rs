@@ -349,6 +349,34 @@ fn push_pct(buf: &mut Vec<u8>, b: u8) {
     buf.push(HEX_UPPER[(b & 15) as usize]);
 }
 
+/// Appends `raw` as text: its valid UTF-8 as it is, each octet that is not part of valid
+/// UTF-8 as `%XX` (never U+FFFD, which would give different records one key), calling
+/// `on_octet` for each such octet.
+fn push_octets_as_text(raw: &[u8], text: &mut String, mut on_octet: impl FnMut()) {
+    for piece in raw.utf8_chunks() {
+        text.push_str(piece.valid());
+        for &b in piece.invalid() {
+            text.push('%');
+            text.push(char::from(HEX_UPPER[usize::from(b >> 4)]));
+            text.push(char::from(HEX_UPPER[usize::from(b & 15)]));
+            on_octet();
+        }
+    }
+}
+
+/// `raw` as text, each octet that is not part of valid UTF-8 written `%XX`, as the lenient
+/// repair writes it; borrowed when `raw` is valid UTF-8.
+pub fn octets_as_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
+    match std::str::from_utf8(raw) {
+        Ok(text) => text.into(),
+        Err(_) => {
+            let mut text = String::with_capacity(raw.len() + 8);
+            push_octets_as_text(raw, &mut text, || {});
+            text.into()
+        }
+    }
+}
+
 fn prepare_invalid_utf8<'a>(
     raw: &'a [u8],
     strict: bool,
@@ -373,28 +401,7 @@ fn prepare_invalid_utf8<'a>(
     // Write the valid runs as they are and every invalid octet as %XX; then run the text
     // repairs over the result.
     let mut text = String::with_capacity(body.len() + 8);
-    let mut rest = body;
-    loop {
-        match std::str::from_utf8(rest) {
-            Ok(valid) => {
-                text.push_str(valid);
-                break;
-            }
-            Err(e) => {
-                let (valid, after) = rest.split_at(e.valid_up_to());
-                // `valid` was just checked by from_utf8, so this cannot fail.
-                text.push_str(std::str::from_utf8(valid).unwrap_or_default());
-                let bad = e.error_len().unwrap_or(after.len());
-                let mut tmp = Vec::with_capacity(3 * bad);
-                for &b in &after[..bad] {
-                    push_pct(&mut tmp, b);
-                    repairs.add(RepairKind::NonUtf8);
-                }
-                text.push_str(std::str::from_utf8(&tmp).unwrap_or_default());
-                rest = &after[bad..];
-            }
-        }
-    }
+    push_octets_as_text(body, &mut text, || repairs.add(RepairKind::NonUtf8));
     let bytes = text.as_bytes();
     match first_needing_repair(bytes, true) {
         None => *scratch = text,

@@ -8,6 +8,7 @@
 //! - `protocol`: the protocol rung's typed rules and versioned profiles (§5.3.4);
 //! - `surt`: the SURT form of a key, for web-archive indexes;
 //! - `compare`: the lowest rung at which two records have the same key;
+//! - `json`: the JSON text of what the ladder reports, for every front end;
 //! - `fast`: the fast path that recognizes a record that already is its own key (SPEC §8),
 //!   reading the same scheme table (`crate::iri::scheme`) as the rungs.
 //!
@@ -15,6 +16,7 @@
 
 pub(crate) mod compare;
 pub(crate) mod fast;
+pub(crate) mod json;
 mod key;
 mod nfc;
 pub(crate) mod normalizer;
@@ -36,6 +38,4 @@ pub(crate) use options::{Form, Level, Options};
 // The unit tests of the fast path and of the stream name `Rules` here.
 #[cfg(test)]
 pub(crate) use protocol::Rules;
-#[cfg(feature = "stream")]
-pub(crate) use record::Notes;
 pub use trace::{Explanation, Step};

@@ -140,26 +140,6 @@ impl Form {
     }
 }
 
-/// Writes one `with_` setter per field: `with_field(value)` returns the options with
-/// `field` set to `value`.
-macro_rules! setters {
-    ($ty:ident { $($field:ident: $t:ty => $with:ident),* $(,)? }) => {
-        impl $ty {
-            $(
-                #[doc = concat!("These options with `", stringify!($field), "` set.")]
-                #[must_use]
-                pub fn $with(mut self, $field: $t) -> Self {
-                    self.$field = $field;
-                    self
-                }
-            )*
-        }
-    };
-}
-// For the engine's options (`stream::EngineOptions`), which only the `stream` feature builds.
-#[cfg(feature = "stream")]
-pub(crate) use setters;
-
 setters!(Options {
     level: Level => with_level,
     form: Form => with_form,

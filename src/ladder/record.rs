@@ -1,6 +1,7 @@
 //! What the record entry point reports about one raw record (SPEC §2–§4): the lenient
 //! repairs made and the warnings ([`Notes`]), and, in owned form, its key or error
-//! ([`Record`]).
+//! ([`Record`]). Also where the records of a text are (SPEC §2): [`records_of`], by the
+//! rules every reader of records follows ([`BOM`], [`without_cr`]).
 
 use crate::iri::error::{Error, Warning};
 use crate::iri::repair::Repairs;
@@ -36,4 +37,59 @@ pub struct Record {
     pub repairs: Repairs,
     /// The warnings (a record with warnings is still valid).
     pub warnings: Vec<Warning>,
+}
+
+/// The UTF-8 byte order mark, dropped at the start of an input: it is not part of the first
+/// record (SPEC §2).
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A line without the carriage return that ends it, if one does: a CRLF line ends where an
+/// LF line does (SPEC §2).
+#[inline]
+pub fn without_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The records of a whole input `data` (SPEC §2): the lines between line feeds, a [`BOM`] at
+/// the start dropped, each [`without_cr`]; a final line feed starts no record.
+///
+/// ```
+/// use irinorm::ladder::record::records_of;
+/// let records: Vec<&[u8]> = records_of(b"\xEF\xBB\xBFa\r\n\nb\n").collect();
+/// assert_eq!(records, [&b"a"[..], b"", b"b"]);
+/// ```
+pub fn records_of(data: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let data = data.strip_prefix(BOM).unwrap_or(data);
+    let lines = data.strip_suffix(b"\n").unwrap_or(data);
+    let lines = (!data.is_empty()).then(|| lines.split(|&b| b == b'\n'));
+    lines.into_iter().flatten().map(without_cr)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iri::repair::octets_as_text;
+
+    fn records(data: &[u8]) -> Vec<String> {
+        records_of(data)
+            .map(|r| octets_as_text(r).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn a_final_line_feed_starts_no_record_and_a_bom_only_at_the_start() {
+        assert!(records(b"").is_empty());
+        assert!(records(BOM).is_empty());
+        assert_eq!(records(b"\n"), [""]);
+        assert_eq!(records(b"\n\n"), ["", ""]);
+        assert_eq!(records(b"a"), ["a"]);
+        assert_eq!(records(b"a\rb\n\r\n"), ["a\rb", ""]);
+        assert_eq!(records(b"\xEF\xBB\xBFa\r\nb\r\r\n"), ["a", "b\r"]);
+        assert_eq!(records(b"a\n\xEF\xBB\xBFb"), ["a", "\u{feff}b"]);
+    }
+
+    #[test]
+    fn octets_that_are_not_utf8_are_written_as_percent() {
+        assert_eq!(records(b"x\xff\xfey\n\xe2\x82\n"), ["x%FF%FEy", "%E2%82"]);
+    }
 }

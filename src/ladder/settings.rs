@@ -2,6 +2,11 @@
 //! and turned into [`Options`] in one place, so that every front end accepts the same
 //! settings and rejects the others with the same message.
 //!
+//! [`KEY_OPTIONS`] is the one declaration of those options (SPEC §6: the options of
+//! `irinorm normalize`): their names, kinds, choices, defaults and help. The command line
+//! builds its arguments from it, the Python package its signatures, and a test holds the
+//! library's [`Settings`] and [`Options`], the native binding and the Python stub to it.
+//!
 //! The rules: `--rules` and `--profile` exclude each other; either implies the protocol rung
 //! (RFC 3987 §5.3.4) when no level is given, and with a level other than `protocol` they are
 //! an error, never silently ignored; the protocol rung needs one of them.
@@ -11,6 +16,137 @@ use std::sync::Arc;
 
 use crate::ladder::protocol::Rules;
 use crate::ladder::{Form, Level, Normalizer, Options};
+
+/// What a key option takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OptionKind {
+    /// A switch, off by default.
+    Flag,
+    /// One of these names.
+    Choice(&'static [&'static str]),
+    /// Any text.
+    Text,
+    /// The path of a file, whose text the front end reads ([`RulesText`]).
+    File,
+}
+
+/// One key option, as every front end declares it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct KeyOption {
+    /// The name on the command line, without its `--`.
+    pub name: &'static str,
+    /// The snake_case name: the field of [`Settings`] and the Python keyword argument.
+    pub field: &'static str,
+    /// What the option takes.
+    pub kind: OptionKind,
+    /// The name of its value in help texts (empty for a flag).
+    pub value_name: &'static str,
+    /// The value the command line and the Python package show as the default, if any (a
+    /// flag is off by default). [`Settings`] leaves the field `None` for it.
+    pub default: Option<&'static str>,
+    /// The one-line help of the command line.
+    pub help: &'static str,
+    /// The place of the option among the key options of `normalize` and `compare`; `None`
+    /// for one declared with the options of every line subcommand (`--strict`).
+    pub cli_order: Option<u8>,
+}
+
+/// The names of the rungs (RFC 3987 §5.3), lowest first ([`Level::name`]).
+pub const LEVEL_NAMES: &[&str] = &["string", "syntax", "scheme", "protocol"];
+/// The names of the forms of a key (SPEC §5, [`Form::name`]).
+pub const FORM_NAMES: &[&str] = &["uri", "iri", "surt"];
+
+const fn option(name: &'static str, field: &'static str, kind: OptionKind) -> KeyOption {
+    KeyOption {
+        name,
+        field,
+        kind,
+        value_name: "",
+        default: None,
+        help: "",
+        cli_order: None,
+    }
+}
+
+impl KeyOption {
+    const fn value(mut self, value_name: &'static str, default: Option<&'static str>) -> Self {
+        self.value_name = value_name;
+        self.default = default;
+        self
+    }
+
+    const fn help(mut self, help: &'static str, cli_order: Option<u8>) -> Self {
+        self.help = help;
+        self.cli_order = cli_order;
+        self
+    }
+
+    /// The option of this snake_case name.
+    ///
+    /// # Panics
+    ///
+    /// If there is none: the names are the table's.
+    pub fn named(field: &str) -> &'static KeyOption {
+        KEY_OPTIONS
+            .iter()
+            .find(|o| o.field == field)
+            .unwrap_or_else(|| panic!("no key option {field:?}"))
+    }
+}
+
+/// The key options, in the order of the fields of [`Settings`] and of the Python keyword
+/// arguments (the command line orders them by [`KeyOption::cli_order`]).
+pub const KEY_OPTIONS: &[KeyOption] = &[
+    option("level", "level", OptionKind::Choice(LEVEL_NAMES))
+        .value("LEVEL", None)
+        .help(
+            "The rung of the comparison ladder [default: scheme, or protocol with --rules or \
+             --profile]",
+            Some(0),
+        ),
+    option("form", "form", OptionKind::Choice(FORM_NAMES))
+        .value("FORM", Some("uri"))
+        .help("The form of the key", Some(1)),
+    option("profile", "profile", OptionKind::Text)
+        .value("NAME", None)
+        .help(
+            "A built-in versioned rule profile: `crawler` (the newest), `crawler@1` or \
+             `crawler@2`",
+            Some(7),
+        ),
+    option("rules", "rules", OptionKind::File)
+        .value("FILE", None)
+        .help(
+            "Protocol-rung rules from a TOML file (see docs/protocol.md)",
+            Some(6),
+        ),
+    option("drop-fragment", "drop_fragment", OptionKind::Flag)
+        .help("Remove the fragment (RFC 3987 §5.1)", Some(2)),
+    option("nfc", "nfc", OptionKind::Flag).help(
+        "Apply Unicode NFC first (RFC 3987 §3.1 step 1; off by default per §5.3.2.2)",
+        Some(3),
+    ),
+    option("base", "base", OptionKind::Text)
+        .value("IRI", None)
+        .help(
+            "Resolve relative references against this absolute IRI first",
+            Some(4),
+        ),
+    option("strict", "strict", OptionKind::Flag).help(
+        "No trimming and no repairs: each record must be the exact IRI",
+        None,
+    ),
+    option("absolute", "absolute", OptionKind::Flag).help(
+        "Reject relative references instead of normalizing them alone",
+        Some(5),
+    ),
+    option("surt-scheme", "surt_scheme", OptionKind::Flag).help(
+        "With --form surt, write the scheme too (`http://(com,example,)/`)",
+        Some(8),
+    ),
+];
 
 /// Protocol rules as TOML text (the schema is in [`crate::ladder::protocol`]), with the name of
 /// where the text came from, for messages.
@@ -22,7 +158,8 @@ pub struct RulesText {
     pub text: String,
 }
 
-/// Key options given by name (SPEC §6: the options of `irinorm normalize`).
+/// Key options given by name (SPEC §6: the options of `irinorm normalize`), one field per
+/// entry of [`KEY_OPTIONS`], in its order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Settings {
@@ -49,6 +186,19 @@ pub struct Settings {
     pub surt_scheme: bool,
 }
 
+setters!(Settings {
+    level: Option<String> => with_level,
+    form: Option<String> => with_form,
+    profile: Option<String> => with_profile,
+    rules: Option<RulesText> => with_rules,
+    drop_fragment: bool => with_drop_fragment,
+    nfc: bool => with_nfc,
+    base: Option<String> => with_base,
+    strict: bool => with_strict,
+    absolute: bool => with_absolute,
+    surt_scheme: bool => with_surt_scheme,
+});
+
 /// Options that cannot make a normalizer, given by name ([`Settings`]) or typed
 /// ([`Options`]); its text is the command line's message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -73,6 +223,33 @@ impl fmt::Display for SettingsError {
 impl std::error::Error for SettingsError {}
 
 impl Settings {
+    /// Sets the flag of this snake_case name ([`KeyOption::field`]), as a front end that
+    /// reads options by name does.
+    pub fn set_flag(&mut self, field: &str, on: bool) -> Result<(), SettingsError> {
+        *match field {
+            "drop_fragment" => &mut self.drop_fragment,
+            "nfc" => &mut self.nfc,
+            "strict" => &mut self.strict,
+            "absolute" => &mut self.absolute,
+            "surt_scheme" => &mut self.surt_scheme,
+            _ => return Err(unknown_option(field, "flag")),
+        } = on;
+        Ok(())
+    }
+
+    /// Sets the named option of this snake_case name ([`KeyOption::field`]) that takes a
+    /// text (rules are set as [`RulesText`], [`Settings::rules`]).
+    pub fn set_text(&mut self, field: &str, text: Option<String>) -> Result<(), SettingsError> {
+        *match field {
+            "level" => &mut self.level,
+            "form" => &mut self.form,
+            "profile" => &mut self.profile,
+            "base" => &mut self.base,
+            _ => return Err(unknown_option(field, "text")),
+        } = text;
+        Ok(())
+    }
+
     /// The rules the settings name, if any.
     fn load_rules(&self) -> Result<Option<Rules>, SettingsError> {
         match (&self.rules, &self.profile) {
@@ -102,7 +279,8 @@ impl Settings {
             None => None,
             Some(name) => Some(Level::from_name(name).ok_or_else(|| {
                 SettingsError::new(format!(
-                    "unknown level {name:?}; levels: string, syntax, scheme, protocol"
+                    "unknown level {name:?}; levels: {}",
+                    LEVEL_NAMES.join(", ")
                 ))
             })?),
         };
@@ -126,7 +304,10 @@ impl Settings {
         let form = match &self.form {
             None => Form::Uri,
             Some(name) => Form::from_name(name).ok_or_else(|| {
-                SettingsError::new(format!("unknown form {name:?}; forms: uri, iri, surt"))
+                SettingsError::new(format!(
+                    "unknown form {name:?}; forms: {}",
+                    FORM_NAMES.join(", ")
+                ))
             })?,
         };
         Ok(Options {
@@ -141,6 +322,10 @@ impl Settings {
             strict: self.strict,
         })
     }
+}
+
+fn unknown_option(field: &str, kind: &str) -> SettingsError {
+    SettingsError::new(format!("no key option {field:?} takes a {kind}"))
 }
 
 impl Normalizer {

@@ -6,7 +6,8 @@
 use crate::iri::error::Error;
 use crate::iri::repair::{self, Repair};
 use crate::ladder::normalizer::Entry;
-use crate::ladder::{Normalizer, Notes};
+use crate::ladder::record::Notes;
+use crate::ladder::Normalizer;
 
 /// What the engine runs on every record: one of the library's operations (normalize, check,
 /// to-uri, to-iri, resolve), already configured.

@@ -94,7 +94,7 @@ pub struct EngineOptions {
     pub(crate) mmap: bool,
 }
 
-crate::ladder::options::setters!(EngineOptions {
+setters!(EngineOptions {
     threads: usize => with_threads,
     chunk_size: usize => with_chunk_size,
     output: OutputMode => with_output,

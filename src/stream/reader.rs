@@ -13,15 +13,13 @@ use std::sync::Arc;
 
 use crossbeam_channel::{Receiver, Sender};
 
+use crate::ladder::record::BOM;
 use crate::stream::chunk::{Chunk, ChunkKind, MappedLines, SKIP_READ, TOO_LONG_PREFIX};
 use crate::stream::error::RunError;
 use crate::stream::input::{self, Source};
 use crate::stream::mapping::Mapping;
 use crate::stream::options::EngineOptions;
 use crate::stream::progress::{Counted, Progress};
-
-/// The UTF-8 byte order mark.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The least a chunk's input buffer grows to when a line does not fit in it (it starts at the
 /// chunk size, and doubles from there as a long line needs).

@@ -6,10 +6,8 @@
 
 use std::io::{self, BufRead, BufReader, Read};
 
+use crate::ladder::record::BOM;
 use crate::stream::input::{self, Input};
-
-/// The byte order mark dropped at the start of an input.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
 /// How many bytes of a too-long line are kept, as in the engine.
 use crate::stream::TOO_LONG_PREFIX;
 

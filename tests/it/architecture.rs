@@ -150,3 +150,61 @@ fn no_import_circles_between_files() {
         }
     }
 }
+
+/// The text of every `.rs` file under `src/<dir>`, with its path.
+fn sources_under(dir: &str) -> Vec<(PathBuf, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src").join(dir);
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    let read = |f: PathBuf| {
+        let text = std::fs::read_to_string(&f).unwrap();
+        (f, text)
+    };
+    files.into_iter().map(read).collect()
+}
+
+/// The ladder serves the engine through plain functions over lines (its runs of lines): no
+/// item of `src/ladder` exists only with the engine's feature, and none names the engine.
+#[test]
+fn the_ladder_knows_nothing_of_the_engine() {
+    let mut wrong = Vec::new();
+    for (file, text) in sources_under("ladder") {
+        for (i, line) in text.lines().enumerate() {
+            if line.contains("cfg(feature = \"stream\")") || line.contains("crate::stream") {
+                wrong.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "the ladder names the engine:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// Each key option is defined once, in the library's table (`KEY_OPTIONS`): the command
+/// line declares none of them itself (its arguments are made from the table), and no file
+/// of the library spells one's `--name` as a second definition would.
+#[test]
+fn each_key_option_is_defined_once() {
+    let mut wrong = Vec::new();
+    for option in irinorm::internals::KEY_OPTIONS {
+        let long = format!("long = \"{}\"", option.name);
+        let flag = format!("\"--{}\"", option.name);
+        for (file, text) in sources_under("cli") {
+            // Unit tests name the options to check the arguments made from the table.
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (i, line) in code.lines().enumerate() {
+                let code = !line.trim_start().starts_with("//");
+                if code && (line.contains(&long) || line.contains(&flag)) {
+                    wrong.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "a key option defined again:\n{}",
+        wrong.join("\n")
+    );
+}

@@ -16,6 +16,7 @@ mod fast_path;
 mod generated_groups;
 mod golden;
 mod hostile;
+mod key_options;
 mod limits;
 mod no_record_lost;
 mod properties;

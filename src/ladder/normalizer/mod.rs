@@ -242,7 +242,10 @@ impl Normalizer {
     }
 }
 
-/// Whether `a` and `b` are equivalent at `level` (both keys in the URI form).
+/// Whether `a` and `b` are equivalent at `level`: a `bool`, true when their keys (in the URI
+/// form, default options otherwise) are the same. For the lowest rung at which two records
+/// are equivalent (what `irinorm compare` and Python's `irinorm.lowest_common_rung`, also
+/// named `irinorm.equivalent`, return), see [`lowest_common_rung`](crate::lowest_common_rung).
 pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
     let options = Options::default().with_level(level);
     let n = Normalizer {

@@ -6,7 +6,7 @@ use std::ops::Range;
 
 use crate::iri::error::{Error, ErrorKind, Warning};
 use crate::ladder::normalizer::KeyRun;
-use crate::ladder::Notes;
+use crate::ladder::record::Notes;
 use crate::stream::chunk::{Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX};
 use crate::stream::dedup;
 use crate::stream::hyperloglog::HyperLogLog;

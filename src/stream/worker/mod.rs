@@ -16,7 +16,9 @@ use crossbeam_channel::{Receiver, Sender};
 
 use crate::iri::error::{self, Error, ErrorKind};
 use crate::ladder::normalizer::NextLine;
-use crate::ladder::{Normalizer, Notes};
+use crate::ladder::record::without_cr;
+use crate::ladder::record::Notes;
+use crate::ladder::Normalizer;
 use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
@@ -413,12 +415,8 @@ impl<'a> Worker<'a> {
         scratch: &mut Scratch,
     ) -> bool {
         let (start, data) = (pass.start, pass.data);
-        let record_end = if end > start && data[end - 1] == b'\r' {
-            end - 1
-        } else {
-            end
-        };
-        let raw = &data[start..record_end];
+        let raw = without_cr(&data[start..end]);
+        let record_end = start + raw.len();
         // Slicing `text` at a line feed or carriage return is always on a char boundary.
         let record = pass.text.map(|t| &t[start..record_end]);
         let ok = self.record(pass.line, raw, record, emit, scratch);
