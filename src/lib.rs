@@ -78,7 +78,7 @@ pub use ladder::fast::backend_name;
 pub use ladder::normalizer::{equivalent, KeyRun, NextLine, Normalizer};
 pub use ladder::options::{Form, Level, Options};
 pub use ladder::protocol::{Rules, RulesError};
-pub use ladder::record::{Notes, Record};
+pub use ladder::record::{Notes, RawLine, Record};
 pub use ladder::settings::{RulesText, Settings, SettingsError};
 pub use ladder::surt::{surt, write_surt, write_surt_with, SurtOptions};
 pub use ladder::trace::{Explanation, Step};

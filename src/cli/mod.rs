@@ -12,9 +12,9 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
-use irinorm::internals::{bidi_warnings, prepare_text, resolve_components};
+use irinorm::internals::{bidi_warnings, resolve_components};
 use irinorm::stream::Operation;
-use irinorm::{Error, Grammar, HostMapping, IriRef, Normalizer, Notes, Repair, Resolution};
+use irinorm::{Error, Grammar, HostMapping, IriRef, Normalizer, Notes, RawLine, Resolution};
 
 mod about;
 mod args;
@@ -169,14 +169,12 @@ impl Operation for Check {
 
     fn apply_raw(
         &self,
-        raw: &[u8],
-        text: Option<&str>,
-        repair: Repair,
+        line: RawLine<'_>,
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
         let mut scratch = String::new();
-        let record = prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
+        let record = line.prepare(&mut scratch, &mut notes.repairs)?;
         let view = IriRef::parse_as(record, self.0)?;
         bidi_warnings(&view, &mut notes.warnings);
         out.push_str(record);

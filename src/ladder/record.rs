@@ -4,11 +4,49 @@
 //! rules every reader of records follows ([`BOM`], [`without_cr`]).
 
 use crate::iri::error::{Error, Warning};
-use crate::iri::repair::Repairs;
+use crate::iri::repair::{Repair, Repairs};
 
 /// What a record produced besides its key: the repairs made and the warnings (SPEC §2, §4).
 /// One value can serve many records: call [`Notes::clear`] between them, or let the counts
 /// add up.
+/// A raw record on its way into the ladder: its bytes as read (without the line
+/// terminator), the same bytes as text where they are valid UTF-8, and the repair policy it
+/// is prepared under (SPEC §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawLine<'a> {
+    /// The bytes as read.
+    pub bytes: &'a [u8],
+    /// `bytes` as text, where the caller knows them to be valid UTF-8.
+    pub text: Option<&'a str>,
+    /// Trimmed and repaired leniently, or taken as it is.
+    pub repair: Repair,
+}
+
+impl<'a> RawLine<'a> {
+    /// The record prepared under its repair policy (trimmed and repaired unless strict:
+    /// [`crate::iri::repair::prepare`]), in `scratch` where the repairs changed it; the
+    /// repairs are added to `repairs`.
+    pub fn prepare<'s>(
+        self,
+        scratch: &'s mut String,
+        repairs: &mut Repairs,
+    ) -> Result<&'s str, Error>
+    where
+        'a: 's,
+    {
+        crate::iri::repair::prepare_text(self.bytes, self.text, self.repair, scratch, repairs)
+    }
+
+    /// `text`, under `repair`.
+    pub fn of_str(text: &'a str, repair: Repair) -> Self {
+        RawLine {
+            bytes: text.as_bytes(),
+            text: Some(text),
+            repair,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Notes {
     /// The lenient repairs made, by kind.

@@ -4,9 +4,8 @@
 //! `canonical_lines` and `own_key_lines`) the engine reads lines through.
 
 use crate::iri::error::Error;
-use crate::iri::repair::{self, Repair};
 use crate::ladder::normalizer::Entry;
-use crate::ladder::record::Notes;
+use crate::ladder::record::{Notes, RawLine};
 use crate::ladder::Normalizer;
 
 /// What the engine runs on every record: one of the library's operations (normalize, check,
@@ -27,24 +26,23 @@ pub trait Operation: Sync {
     /// `out`; the engine discards it.
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error>;
 
-    /// Handles one raw record (no line terminator): `text` is the record as text when its
-    /// chunk is known to be valid UTF-8. Repairs go to `notes`, and so do warnings; an
-    /// error's column points into `raw`.
+    /// Handles one raw record (no line terminator; given as text too when its chunk is known
+    /// to be valid UTF-8). Repairs go to `notes`, and so do warnings; an error's column
+    /// points into the raw record.
     ///
-    /// The default prepares the record under `repair` and calls [`Operation::apply`].
+    /// The default prepares the record under its repair policy and calls
+    /// [`Operation::apply`].
     fn apply_raw(
         &self,
-        raw: &[u8],
-        text: Option<&str>,
-        repair: Repair,
+        line: RawLine<'_>,
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
         let mut scratch = String::new();
-        let record = repair::prepare_text(raw, text, repair, &mut scratch, &mut notes.repairs)?;
+        let record = line.prepare(&mut scratch, &mut notes.repairs)?;
         self.apply(record, out).map_err(|mut error| {
             // The operation saw the repaired record; point into the raw one.
-            error.column = repair.raw_column(raw, error.column);
+            error.column = line.repair.raw_column(line.bytes, error.column);
             error
         })
     }
@@ -76,18 +74,12 @@ impl Operation for Normalizer {
 
     fn apply_raw(
         &self,
-        raw: &[u8],
-        text: Option<&str>,
-        repair: Repair,
+        line: RawLine<'_>,
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
         // A record its runs of lines were not asked about: the fast path is asked here.
-        let entry = Entry {
-            ask_fast: true,
-            steps: None,
-        };
-        self.enter(raw, text, repair, out, notes, entry)
+        self.enter(line, out, notes, Entry::keys(true))
     }
 
     fn ladder(&self) -> Option<&Normalizer> {
@@ -132,13 +124,12 @@ pub(super) mod tests {
             let mut want = String::new();
             let want = n.normalize_into(raw, &mut want).map(|()| want);
             let mut key = String::new();
-            let got = n.apply_raw(
-                raw.as_bytes(),
-                None,
-                Repair::Lenient,
-                &mut key,
-                &mut Notes::default(),
-            );
+            let line = RawLine {
+                bytes: raw.as_bytes(),
+                text: None,
+                repair: crate::iri::repair::Repair::Lenient,
+            };
+            let got = n.apply_raw(line, &mut key, &mut Notes::default());
             assert_eq!(got.map(|()| key), want, "{raw}");
         }
     }

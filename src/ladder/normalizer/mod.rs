@@ -26,7 +26,7 @@ use crate::iri::repair::Repair;
 use crate::ladder::fast::FastPath;
 use crate::ladder::options::{Level, Options};
 use crate::ladder::protocol::Rules;
-use crate::ladder::record::{Notes, Record};
+use crate::ladder::record::{Notes, RawLine, Record};
 use crate::ladder::settings::SettingsError;
 use crate::ladder::trace::Explanation;
 
@@ -122,12 +122,9 @@ impl Normalizer {
         }
         let mut out = String::new();
         // Not asked again (where its answer is the key).
-        let entry = Entry {
-            ask_fast: self.rewrites(),
-            steps: None,
-        };
-        let (repair, notes) = (self.repair(), &mut Notes::default());
-        self.enter(raw.as_bytes(), Some(raw), repair, &mut out, notes, entry)?;
+        let line = RawLine::of_str(raw, self.repair());
+        let notes = &mut Notes::default();
+        self.enter(line, &mut out, notes, Entry::keys(self.rewrites()))?;
         if out == raw {
             Ok(Cow::Borrowed(raw))
         } else {
@@ -156,11 +153,8 @@ impl Normalizer {
         out: &mut String,
         notes: &mut Notes,
     ) -> Result<(), Error> {
-        let entry = Entry {
-            ask_fast: true,
-            steps: None,
-        };
-        self.enter(raw.as_bytes(), Some(raw), self.repair(), out, notes, entry)
+        let line = RawLine::of_str(raw, self.repair());
+        self.enter(line, out, notes, Entry::keys(true))
     }
 
     /// Whether this normalizer repairs records ([`Options::strict`]).
@@ -227,13 +221,17 @@ impl Normalizer {
     /// [`Normalizer::explain`] for a raw record that may not be valid UTF-8 (its stray octets
     /// are a repair, or an error when strict).
     pub fn explain_bytes(&self, raw: &[u8]) -> Result<Explanation, Error> {
-        let text = std::str::from_utf8(raw).ok();
+        let line = RawLine {
+            bytes: raw,
+            text: std::str::from_utf8(raw).ok(),
+            repair: self.repair(),
+        };
         let (mut key, mut notes, mut steps) = (String::new(), Notes::default(), Vec::new());
         let entry = Entry {
             ask_fast: false,
             steps: Some(&mut steps),
         };
-        self.enter(raw, text, self.repair(), &mut key, &mut notes, entry)?;
+        self.enter(line, &mut key, &mut notes, entry)?;
         Ok(Explanation {
             key,
             steps,

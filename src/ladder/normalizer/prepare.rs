@@ -9,7 +9,7 @@ use crate::ladder::fast::Shape;
 use crate::ladder::normalizer::rungs::push_adding_slash;
 use crate::ladder::normalizer::scratch::{with_scratch, Scratch};
 use crate::ladder::normalizer::Normalizer;
-use crate::ladder::record::Notes;
+use crate::ladder::record::{Notes, RawLine};
 use crate::ladder::trace::{record_step, Step, Tracer};
 
 /// How a record enters the ladder ([`Normalizer::enter`]).
@@ -24,6 +24,16 @@ pub(crate) struct Entry<'t> {
     pub(crate) steps: Option<&'t mut Vec<Step>>,
 }
 
+impl Entry<'_> {
+    /// A record's way in, not explained: asking the fast path or not ([`Entry::ask_fast`]).
+    pub(crate) fn keys(ask_fast: bool) -> Self {
+        Entry {
+            ask_fast,
+            steps: None,
+        }
+    }
+}
+
 /// Where one record's results go: its key, its repairs and warnings, and its steps.
 struct Outcome<'o> {
     out: &'o mut String,
@@ -32,10 +42,10 @@ struct Outcome<'o> {
 }
 
 impl Normalizer {
-    /// The one entry into the ladder: repairs `raw` (given as `text` too where it is valid
-    /// UTF-8) under `repair`, then runs the rungs on it, appending the key to `out` and the
+    /// The one entry into the ladder: repairs the raw record `line` under its repair policy,
+    /// then runs the rungs on it, appending the key to `out` and the
     /// repairs and warnings to `notes` (and the steps to `entry.steps`). On error `out` is
-    /// left as it was, and the error's column points into `raw`; a record that holds a NUL
+    /// left as it was, and the error's column points into the raw record; a record that holds a NUL
     /// is reported at its first NUL (SPEC §2).
     ///
     /// A raw record the fast path takes needs no repair (the repairs would leave it as it
@@ -44,13 +54,16 @@ impl Normalizer {
     /// UTF-8.
     pub(crate) fn enter(
         &self,
-        raw: &[u8],
-        text: Option<&str>,
-        repair: Repair,
+        line: RawLine<'_>,
         out: &mut String,
         notes: &mut Notes,
         entry: Entry<'_>,
     ) -> Result<(), Error> {
+        let RawLine {
+            bytes: raw,
+            text,
+            repair,
+        } = line;
         let Entry {
             mut ask_fast,
             steps,

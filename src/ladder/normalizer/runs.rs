@@ -7,7 +7,6 @@
 //! [`Normalizer::normalize_raw_into`] gives.
 
 use crate::iri::error::Error;
-use crate::iri::repair::Repair;
 use crate::ladder::fast::Shape;
 use crate::ladder::key::KeyWriter;
 use crate::ladder::normalizer::rungs::{
@@ -17,7 +16,7 @@ use crate::ladder::normalizer::scratch::SCRATCH;
 use crate::ladder::normalizer::{Entry, Normalizer};
 use crate::ladder::options::Form;
 use crate::ladder::protocol::Rules;
-use crate::ladder::record::Notes;
+use crate::ladder::record::{Notes, RawLine};
 use crate::ladder::surt;
 use crate::ladder::trace::Tracer;
 
@@ -47,8 +46,7 @@ pub struct KeyRun {
 
 impl Normalizer {
     /// [`Normalizer::normalize_record_into`] for a raw record of a buffer of lines, which may
-    /// not be valid UTF-8 (its stray octets are a repair, or an error when strict), under
-    /// the caller's `repair`, where the caller asked the runs of lines about it already: the
+    /// not be valid UTF-8 (its stray octets are a repair, or an error when strict), where the caller asked the runs of lines about it already: the
     /// fast path is not asked again about a record given as text. In the SURT form (whose
     /// keys are never their records) an engine asks it only through
     /// [`Normalizer::own_key_lines`], in key output: there the fast path is asked here,
@@ -58,19 +56,13 @@ impl Normalizer {
     #[inline]
     pub fn normalize_raw_into(
         &self,
-        raw: &[u8],
-        text: Option<&str>,
-        repair: Repair,
+        line: RawLine<'_>,
         out: &mut String,
         notes: &mut Notes,
         refused_by_key_lines: bool,
     ) -> Result<(), Error> {
-        let ask_fast = text.is_none() || (!refused_by_key_lines && self.options.writes_surt());
-        let entry = Entry {
-            ask_fast,
-            steps: None,
-        };
-        self.enter(raw, text, repair, out, notes, entry)
+        let asked = line.text.is_some() && (refused_by_key_lines || !self.options.writes_surt());
+        self.enter(line, out, notes, Entry::keys(!asked))
     }
 
     /// Whether the keys of the lines the fast path takes are rewritten after the scheme

@@ -17,7 +17,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::iri::error::{self, Error, ErrorKind};
 use crate::ladder::normalizer::NextLine;
 use crate::ladder::record::without_cr;
-use crate::ladder::record::Notes;
+use crate::ladder::record::{Notes, RawLine};
 use crate::ladder::Normalizer;
 use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
 use crate::stream::operation::Operation;
@@ -445,13 +445,17 @@ impl<'a> Worker<'a> {
         }
         let Scratch { notes, key, .. } = scratch;
         key.clear();
-        let repair = self.options.repair();
+        let record = RawLine {
+            bytes: raw,
+            text,
+            repair: self.options.repair(),
+        };
         let result = match self.ladder {
             Some(ladder) => {
                 let refused = scratch.refused_by_key_lines;
-                ladder.normalize_raw_into(raw, text, repair, key, notes, refused)
+                ladder.normalize_raw_into(record, key, notes, refused)
             }
-            None => self.op.apply_raw(raw, text, repair, key, notes),
+            None => self.op.apply_raw(record, key, notes),
         };
         // Whatever the operation, a record that holds a NUL is refused for it (SPEC §2).
         let result = result.map_err(|e| error::with_nul_first(raw, e));
