@@ -24,14 +24,9 @@
 mod setters;
 
 // `iri` and `ladder` are not part of the API: their names that are public are re-exported
-// below. They stay reachable by path (hidden) only for `src/cli/args.rs` and
-// `src/cli/explain.rs`, which import `iri::parse`, `ladder::settings` and `ladder::protocol`
-// that way, and for documentation links in `src/ladder/{normalizer,options,surt}.rs`; once
-// those name the root and `internals`, both become private.
-#[doc(hidden)]
-pub mod iri;
-#[doc(hidden)]
-pub mod ladder;
+// below (and, for this package's command line, tests and bindings, in `internals`).
+mod iri;
+mod ladder;
 #[cfg(feature = "stream")]
 pub mod stream;
 
@@ -59,7 +54,7 @@ pub mod internals {
         ParamFilterError, Rule, RuleKind, SlashPolicy, ValueCondition,
     };
     pub use crate::ladder::record::records_of;
-    pub use crate::ladder::settings::{KeyOption, OptionKind, KEY_OPTIONS};
+    pub use crate::ladder::settings::{KeyOption, OptionKind, FORM_NAMES, KEY_OPTIONS, LEVEL_NAMES};
     #[cfg(feature = "stream")]
     pub use crate::stream::{
         error::SHORTENED_MAP,

@@ -10,10 +10,8 @@ use clap::{
     value_parser, Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum,
     ValueHint,
 };
-use irinorm::iri::parse::Grammar;
-use irinorm::ladder::settings::{
-    KeyOption, OptionKind, RulesText, Settings, SettingsError, KEY_OPTIONS,
-};
+use irinorm::internals::{KeyOption, OptionKind, KEY_OPTIONS};
+use irinorm::{Grammar, RulesText, Settings, SettingsError};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
 
 /// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.

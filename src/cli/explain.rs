@@ -14,11 +14,11 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
-use irinorm::internals::{push_explained_json, push_invalid_json, push_json_str};
-use irinorm::ladder::protocol::{Component, RuleKind};
-use irinorm::ladder::{Explanation, Normalizer, Step};
-use irinorm::stream::records::{Record, Records};
-use irinorm::{Error, IriRef};
+use irinorm::internals::{
+    push_explained_json, push_invalid_json, push_json_str, Component, RawRecord, Records,
+    RuleKind,
+};
+use irinorm::{Error, Explanation, IriRef, Normalizer, Step};
 
 use super::args::{BinaryArg, OnErrorArg, OutputArg, SharedArgs};
 use super::lines::{catch_interrupt, input_paths, open_inputs, INTERRUPTED};
@@ -93,10 +93,10 @@ enum Outcome<'r> {
     TooLong(&'r [u8]),
 }
 
-fn explain_record<'r>(normalizer: &Normalizer, record: Record<'r>) -> (&'r [u8], Outcome<'r>) {
+fn explain_record<'r>(normalizer: &Normalizer, record: RawRecord<'r>) -> (&'r [u8], Outcome<'r>) {
     let line = match record {
-        Record::Line(line) => line,
-        Record::TooLong(prefix) => return (prefix, Outcome::TooLong(prefix)),
+        RawRecord::Line(line) => line,
+        RawRecord::TooLong(prefix) => return (prefix, Outcome::TooLong(prefix)),
     };
     let explained = match std::str::from_utf8(line) {
         Ok(text) => normalizer.explain(text),
@@ -109,7 +109,7 @@ fn explain_record<'r>(normalizer: &Normalizer, record: Record<'r>) -> (&'r [u8],
 }
 
 /// Writes one record's block: the record, each step, the warnings, then the key or error.
-fn text_block(normalizer: &Normalizer, record: Record<'_>, out: &mut impl Write) -> io::Result<()> {
+fn text_block(normalizer: &Normalizer, record: RawRecord<'_>, out: &mut impl Write) -> io::Result<()> {
     let (line, outcome) = explain_record(normalizer, record);
     match outcome {
         Outcome::TooLong(prefix) => {
@@ -161,7 +161,7 @@ fn json_row(
     normalizer: &Normalizer,
     file: &str,
     number: u64,
-    record: Record<'_>,
+    record: RawRecord<'_>,
     row: &mut Vec<u8>,
 ) {
     let (line, outcome) = explain_record(normalizer, record);

@@ -29,13 +29,13 @@ pub(crate) mod find;
 pub(crate) mod host;
 // Reached by path from the command line (`src/cli/args.rs`: `Grammar`) until it imports it
 // from the crate root.
-pub mod parse;
+pub(crate) mod parse;
 pub(crate) mod path;
 pub(crate) mod percent;
 pub(crate) mod punycode;
 // `repair` and `parse` are named by path in documentation links of `src/ladder/normalizer.rs`
 // and by `src/cli/args.rs` respectively, until those change.
-pub mod repair;
+pub(crate) mod repair;
 pub(crate) mod resolve;
 pub(crate) mod scheme;
 #[cfg(test)]

@@ -366,6 +366,7 @@ fn push_octets_as_text(raw: &[u8], text: &mut String, mut on_octet: impl FnMut()
 
 /// `raw` as text, each octet that is not part of valid UTF-8 written `%XX`, as the lenient
 /// repair writes it; borrowed when `raw` is valid UTF-8.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn octets_as_text(raw: &[u8]) -> std::borrow::Cow<'_, str> {
     match std::str::from_utf8(raw) {
         Ok(text) => text.into(),

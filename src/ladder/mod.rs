@@ -16,6 +16,9 @@
 
 pub(crate) mod compare;
 pub(crate) mod fast;
+// The JSON text of explanations and rows, for the front ends (the engine's rows, the
+// command line, the bindings through `internals`): unused by the library alone.
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub(crate) mod json;
 mod key;
 mod nfc;
@@ -24,18 +27,16 @@ pub(crate) mod options;
 // `protocol` and `settings` are reached by path from the command line (`src/cli/explain.rs`,
 // `src/cli/args.rs`), and `surt` by documentation links in `src/ladder/options.rs` and
 // `src/ladder/surt.rs`, until those change.
-pub mod protocol;
+pub(crate) mod protocol;
 pub(crate) mod record;
-pub mod settings;
-pub mod surt;
+pub(crate) mod settings;
+pub(crate) mod surt;
 pub(crate) mod trace;
 
 // The crate root re-exports the public names from where they are defined; the names here are
-// for the rest of the crate, and, for `src/cli/explain.rs`, `Explanation`, `Normalizer` and
-// `Step`.
-pub use normalizer::Normalizer;
+// for the rest of the crate.
+pub(crate) use normalizer::Normalizer;
 pub(crate) use options::{Form, Level, Options};
 // The unit tests of the fast path and of the stream name `Rules` here.
 #[cfg(test)]
 pub(crate) use protocol::Rules;
-pub use trace::{Explanation, Step};

@@ -17,7 +17,7 @@ pub enum Level {
     #[default]
     Scheme,
     /// Protocol-based normalization (§5.3.4): the scheme rung, then the configured
-    /// [`Rules`] (crawler heuristics; see [`crate::ladder::protocol`]).
+    /// [`Rules`] (crawler heuristics; docs/protocol.md).
     Protocol,
 }
 
@@ -43,7 +43,7 @@ pub enum Form {
     /// Percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows; DNS hosts as U-labels.
     Iri,
     /// The SURT of the `uri` key (host labels reversed and comma-joined, `)` before the
-    /// path, lowercased), as web-archive indexes sort by; see [`crate::ladder::surt`].
+    /// path, lowercased), as web-archive indexes sort by; see [`crate::write_surt`].
     Surt,
 }
 

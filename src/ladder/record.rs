@@ -79,23 +79,26 @@ pub struct Record {
 
 /// The UTF-8 byte order mark, dropped at the start of an input: it is not part of the first
 /// record (SPEC §2).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A line without the carriage return that ends it, if one does: a CRLF line ends where an
 /// LF line does (SPEC §2).
 #[inline]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn without_cr(line: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
-/// The records of a whole input `data` (SPEC §2): the lines between line feeds, a [`BOM`] at
-/// the start dropped, each [`without_cr`]; a final line feed starts no record.
+/// The records of a whole input `data` (SPEC §2): the lines between line feeds, a `BOM` at
+/// the start dropped, each `without_cr`; a final line feed starts no record.
 ///
 /// ```
 /// use irinorm::ladder::record::records_of;
 /// let records: Vec<&[u8]> = records_of(b"\xEF\xBB\xBFa\r\n\nb\n").collect();
 /// assert_eq!(records, [&b"a"[..], b"", b"b"]);
 /// ```
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub fn records_of(data: &[u8]) -> impl Iterator<Item = &[u8]> {
     let data = data.strip_prefix(BOM).unwrap_or(data);
     let lines = data.strip_suffix(b"\n").unwrap_or(data);

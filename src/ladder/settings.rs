@@ -20,6 +20,7 @@ use crate::ladder::{Form, Level, Normalizer, Options};
 /// What a key option takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub enum OptionKind {
     /// A switch, off by default.
     Flag,
@@ -34,6 +35,7 @@ pub enum OptionKind {
 /// One key option, as every front end declares it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub struct KeyOption {
     /// The name on the command line, without its `--`.
     pub name: &'static str,
@@ -58,6 +60,7 @@ pub const LEVEL_NAMES: &[&str] = &["string", "syntax", "scheme", "protocol"];
 /// The names of the forms of a key (SPEC §5, [`Form::name`]).
 pub const FORM_NAMES: &[&str] = &["uri", "iri", "surt"];
 
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 const fn option(name: &'static str, field: &'static str, kind: OptionKind) -> KeyOption {
     KeyOption {
         name,
@@ -70,6 +73,7 @@ const fn option(name: &'static str, field: &'static str, kind: OptionKind) -> Ke
     }
 }
 
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 impl KeyOption {
     const fn value(mut self, value_name: &'static str, default: Option<&'static str>) -> Self {
         self.value_name = value_name;
@@ -98,6 +102,7 @@ impl KeyOption {
 
 /// The key options, in the order of the fields of [`Settings`] and of the Python keyword
 /// arguments (the command line orders them by [`KeyOption::cli_order`]).
+#[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub const KEY_OPTIONS: &[KeyOption] = &[
     option("level", "level", OptionKind::Choice(LEVEL_NAMES))
         .value("LEVEL", None)
@@ -148,7 +153,7 @@ pub const KEY_OPTIONS: &[KeyOption] = &[
     ),
 ];
 
-/// Protocol rules as TOML text (the schema is in [`crate::ladder::protocol`]), with the name of
+/// Protocol rules as TOML text (the schema is in docs/protocol.md), with the name of
 /// where the text came from, for messages.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RulesText {

@@ -77,7 +77,7 @@ pub struct SurtOptions {
 }
 
 /// Appends the SURT of `key` to `out`, with the scheme when `include_scheme` is set, in the
-/// Internet Archive's lowercased form (see the [module documentation](self)).
+/// Internet Archive's lowercased form (docs/surt.md).
 pub fn write_surt(key: &str, include_scheme: bool, out: &mut String) {
     write_surt_with(
         key,

@@ -97,14 +97,10 @@ pub(crate) mod input;
 mod mapping;
 mod operation;
 mod options;
-// `output` and `records` are reached by path from the command line (`src/cli/explain.rs`)
-// until it imports what it needs from `internals`.
-#[doc(hidden)]
-pub mod output;
+pub(crate) mod output;
 mod progress;
 mod reader;
-#[doc(hidden)]
-pub mod records;
+pub(crate) mod records;
 mod worker;
 mod writer;
 

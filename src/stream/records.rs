@@ -20,11 +20,6 @@ pub enum RawRecord<'a> {
     TooLong(&'a [u8]),
 }
 
-/// The name `src/cli/explain.rs` still imports this type by; it goes once it says
-/// [`RawRecord`].
-#[doc(hidden)]
-pub use RawRecord as Record;
-
 /// Reads the records of one input in order, in memory bounded by the maximum line length.
 pub struct Records {
     reader: BufReader<Box<dyn Read + Send>>,

@@ -4,7 +4,7 @@
 //! Python stub (`python/irinorm/__init__.pyi`). The command line's arguments are held to it
 //! by the tests of `src/cli/args.rs`; the Python runtime by `python/tests/test_key_options.py`.
 
-use irinorm::ladder::settings::{KeyOption, OptionKind, FORM_NAMES, KEY_OPTIONS, LEVEL_NAMES};
+use irinorm::internals::{KeyOption, OptionKind, FORM_NAMES, KEY_OPTIONS, LEVEL_NAMES};
 use irinorm::{Form, Level, Options, Settings};
 
 use crate::common::repo;

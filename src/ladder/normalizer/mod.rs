@@ -42,7 +42,7 @@ pub use runs::{KeyRun, NextLine};
 ///
 /// Every method takes a raw record, as a line of input holds it: unless
 /// [`Options::strict`] is set, it is trimmed and the lenient repairs are made first
-/// ([`crate::iri::repair`]), exactly as the command line does, so the library, the command line
+/// (SPEC §3), exactly as the command line does, so the library, the command line
 /// and the Python package give the same key for the same line.
 ///
 /// ```

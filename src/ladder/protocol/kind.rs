@@ -13,7 +13,7 @@
 use std::fmt;
 
 /// The component of a key that a rule rewrites. The rules run one component at a time, in
-/// the order of these variants (the stages of the [module documentation](super)).
+/// the order of these variants (the stages of the protocol rung, docs/protocol.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Component {
