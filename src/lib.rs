@@ -49,12 +49,10 @@ pub mod internals {
     pub use crate::ladder::json::{
         push_explained_json, push_invalid_json, push_json_bytes, push_json_str,
     };
-    pub use crate::ladder::protocol::{
-        Action, Component, Fired, HostPattern, HostScope, HostScopeError, ParamFilter,
-        ParamFilterError, Rule, RuleKind, SlashPolicy, ValueCondition,
-    };
     pub use crate::ladder::record::records_of;
-    pub use crate::ladder::settings::{KeyOption, OptionKind, FORM_NAMES, KEY_OPTIONS, LEVEL_NAMES};
+    pub use crate::ladder::settings::{
+        KeyOption, OptionKind, FORM_NAMES, KEY_OPTIONS, LEVEL_NAMES,
+    };
     #[cfg(feature = "stream")]
     pub use crate::stream::{
         error::SHORTENED_MAP,
@@ -72,7 +70,10 @@ pub use ladder::compare::{lowest_common_rung, CompareError};
 pub use ladder::fast::backend_name;
 pub use ladder::normalizer::{equivalent, KeyRun, NextLine, Normalizer};
 pub use ladder::options::{Form, Level, Options};
-pub use ladder::protocol::{Rules, RulesError};
+pub use ladder::protocol::{
+    Action, Component, Fired, HostPattern, HostScope, HostScopeError, ParamFilter,
+    ParamFilterError, Rule, RuleKind, Rules, RulesError, SlashPolicy, ValueCondition,
+};
 pub use ladder::record::{Notes, RawLine, Record};
 pub use ladder::settings::{RulesText, Settings, SettingsError};
 pub use ladder::surt::{surt, write_surt, write_surt_with, SurtOptions};

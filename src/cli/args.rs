@@ -11,8 +11,8 @@ use clap::{
     ValueHint,
 };
 use irinorm::internals::{KeyOption, OptionKind, KEY_OPTIONS};
-use irinorm::{Grammar, RulesText, Settings, SettingsError};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
+use irinorm::{Grammar, RulesText, Settings, SettingsError};
 
 /// Normalize IRIs and URIs (RFC 3987, RFC 3986), one per line, into canonical keys.
 ///

@@ -15,10 +15,9 @@ use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
 use irinorm::internals::{
-    push_explained_json, push_invalid_json, push_json_str, Component, RawRecord, Records,
-    RuleKind,
+    push_explained_json, push_invalid_json, push_json_str, RawRecord, Records,
 };
-use irinorm::{Error, Explanation, IriRef, Normalizer, Step};
+use irinorm::{Component, Error, Explanation, IriRef, Normalizer, RuleKind, Step};
 
 use super::args::{BinaryArg, OnErrorArg, OutputArg, SharedArgs};
 use super::lines::{catch_interrupt, input_paths, open_inputs, INTERRUPTED};
@@ -109,7 +108,11 @@ fn explain_record<'r>(normalizer: &Normalizer, record: RawRecord<'r>) -> (&'r [u
 }
 
 /// Writes one record's block: the record, each step, the warnings, then the key or error.
-fn text_block(normalizer: &Normalizer, record: RawRecord<'_>, out: &mut impl Write) -> io::Result<()> {
+fn text_block(
+    normalizer: &Normalizer,
+    record: RawRecord<'_>,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let (line, outcome) = explain_record(normalizer, record);
     match outcome {
         Outcome::TooLong(prefix) => {

@@ -6,10 +6,10 @@ use std::collections::BTreeSet;
 
 use irinorm::internals::prepare_str;
 use irinorm::internals::resolve_components;
-use irinorm::internals::{Action, HostScope, ParamFilter, Rule, SlashPolicy, ValueCondition};
 use irinorm::IriRef;
 use irinorm::Repairs;
 use irinorm::Rules;
+use irinorm::{Action, HostScope, ParamFilter, Rule, SlashPolicy, ValueCondition};
 use irinorm::{Form, Level, Normalizer, Options};
 use proptest::prelude::*;
 

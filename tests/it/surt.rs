@@ -10,10 +10,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use irinorm::internals::prepare_str;
-use irinorm::internals::{Action, Rule};
 use irinorm::Repairs;
 use irinorm::Rules;
 use irinorm::{surt, write_surt, write_surt_with, SurtOptions};
+use irinorm::{Action, Rule};
 use irinorm::{Form, Level, Normalizer, Options};
 
 fn with(key: &str, options: SurtOptions) -> String {

@@ -151,15 +151,10 @@ mod schema;
 mod scope;
 mod sieve;
 
-// The typed rules' parts, named by the tests and the command line through `internals`.
-#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use kind::{Component, RuleKind};
-#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use params::{ParamFilter, ParamFilterError, ValueCondition};
-#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use rule::{Action, Rule, SlashPolicy};
 pub use schema::RulesError;
-#[cfg_attr(not(feature = "internals"), allow(unused_imports))]
 pub use scope::{HostPattern, HostScope, HostScopeError};
 pub(crate) use sieve::Glance;
 
