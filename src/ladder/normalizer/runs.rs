@@ -212,39 +212,60 @@ impl Normalizer {
     /// what it took ([`KeyRun`]). Each key is the one [`Normalizer::normalize_raw_into`]
     /// gives, with no repair or warning.
     pub fn own_key_lines(&self, rest: &str, max_line: usize, out: &mut Vec<u8>) -> KeyRun {
-        let mut changed = 0;
-        let run = self.run_form();
-        let (at, lines) = match (run.surt, run.plain_surt()) {
-            (true, true) => self.surt_key_lines::<true>(rest, max_line, run, out, &mut changed),
-            (true, false) => self.surt_key_lines::<false>(rest, max_line, run, out, &mut changed),
-            (false, _) => {
-                self.fast
-                    .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
-                        self.own_key_line(record, shape, run, out, &mut changed)
-                    })
-            }
-        };
+        let mut sink = Lines { out, changed: 0 };
+        let (bytes, lines) = self.key_run(rest, max_line, &mut sink);
         KeyRun {
-            bytes: at,
+            bytes,
             lines,
-            changed,
+            changed: sink.changed,
         }
     }
 
-    /// [`Normalizer::own_key_lines`] in the SURT form. Most lines have an LDH host (and pass
-    /// the protocol rules' sieve, where rules run): their SURT is written by a call from the
+    /// [`Normalizer::own_key_lines`] for rows (and for keys the engine tracks): the same
+    /// run, with the lines that are their own key in it too, whatever ends them; each line
+    /// (without its line end) is handed to `each` with its key, in order, until `each` says
+    /// `false`. A key written here goes into `key` (emptied first); a line that is its own
+    /// key is handed out as its own key, the same slice. Returns the bytes of `rest` taken
+    /// and the lines.
+    pub fn own_keys_each(
+        &self,
+        rest: &str,
+        max_line: usize,
+        key: &mut Vec<u8>,
+        each: impl FnMut(&str, &str) -> bool,
+    ) -> (usize, u64) {
+        self.key_run(rest, max_line, &mut Each { key, each })
+    }
+
+    /// The run of keys of [`Normalizer::own_key_lines`], each key handed to `sink`.
+    #[inline(always)]
+    fn key_run(&self, rest: &str, max_line: usize, sink: &mut impl KeySink) -> (usize, u64) {
+        let run = self.run_form();
+        match (run.surt, run.plain_surt()) {
+            (true, true) => self.surt_run::<true>(rest, max_line, run, sink),
+            (true, false) => self.surt_run::<false>(rest, max_line, run, sink),
+            (false, _) => {
+                self.fast
+                    .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
+                        self.key_line(record, shape, run, sink)
+                    })
+            }
+        }
+    }
+
+    /// [`Normalizer::key_run`] in the SURT form. Most lines have an LDH host (and pass the
+    /// protocol rules' sieve, where rules run): their SURT is written by a call from the
     /// scan's loop with the record's offsets, and the other lines are scanned again out of
     /// that loop, so that it keeps no line's shape in memory. `PLAIN`: the run has neither
     /// rules nor schemes in its SURTs ([`RunForm::plain_surt`]), so its loop asks about
     /// neither.
     #[inline(always)]
-    fn surt_key_lines<const PLAIN: bool>(
+    fn surt_run<const PLAIN: bool>(
         &self,
         rest: &str,
         max_line: usize,
         run: RunForm<'_>,
-        out: &mut Vec<u8>,
-        changed: &mut u64,
+        sink: &mut impl KeySink,
     ) -> (usize, u64) {
         self.fast.take_lines_ending::<true>(
             rest,
@@ -252,14 +273,11 @@ impl Normalizer {
             #[inline(always)]
             |record, shape, line| match ldh_surt_line_authority::<PLAIN>(record, shape, run) {
                 Some(authority) => {
-                    write_ldh_surt_line::<PLAIN>(line, shape, authority, run, out);
-                    // Such a SURT always differs from its record.
-                    *changed += 1;
-                    true
+                    let start = sink.begin();
+                    write_ldh_surt_line::<PLAIN>(line, shape, authority, run, sink.buffer());
+                    sink.surt_line(record, start)
                 }
-                None => self.rescanned(record, |shape| {
-                    self.own_key_line(record, shape, run, out, changed)
-                }),
+                None => self.rescanned(record, |shape| self.key_line(record, shape, run, sink)),
             },
         )
     }
@@ -275,101 +293,18 @@ impl Normalizer {
         self.fast.rescan(record).is_some_and(write)
     }
 
-    /// One line of [`Normalizer::own_key_lines`].
+    /// One line of a run of keys: its key written into the sink, or the line refused.
     #[inline(always)]
-    fn own_key_line(
+    fn key_line(
         &self,
         record: &str,
         shape: Shape,
         run: RunForm<'_>,
-        out: &mut Vec<u8>,
-        changed: &mut u64,
+        sink: &mut impl KeySink,
     ) -> bool {
-        let start = out.len();
-        match self.write_run_key(record, shape, run, out) {
-            RunKey::Refused => return false,
-            // Copied through instead.
-            RunKey::Record if !shape.crlf => return false,
-            // Its own key, without the carriage return: not a line to copy through.
-            RunKey::Record => out.extend_from_slice(record.as_bytes()),
-            RunKey::Written => {}
-        }
-        *changed += u64::from(&out[start..] != record.as_bytes());
-        out.push(b'\n');
-        true
-    }
-
-    /// [`Normalizer::own_key_lines`] for rows (and for keys the engine tracks): the same
-    /// run, with the lines that are their own key in it too, whatever ends them; each line
-    /// (without its line end) is handed to `each` with its key, in order, until `each` says
-    /// `false`. A key written here goes into `key` (emptied first); a line that is its own
-    /// key is handed out as its own key, the same slice. Returns the bytes of `rest` taken
-    /// and the lines.
-    pub fn own_keys_each(
-        &self,
-        rest: &str,
-        max_line: usize,
-        key: &mut Vec<u8>,
-        mut each: impl FnMut(&str, &str) -> bool,
-    ) -> (usize, u64) {
-        let run = self.run_form();
-        match (run.surt, run.plain_surt()) {
-            (true, true) => return self.surt_keys_each::<true>(rest, max_line, run, key, each),
-            (true, false) => return self.surt_keys_each::<false>(rest, max_line, run, key, each),
-            (false, _) => {}
-        }
-        self.fast
-            .take_lines_ending::<true>(rest, max_line, |record, shape, _| {
-                self.own_key_each(record, shape, run, key, &mut each)
-            })
-    }
-
-    /// [`Normalizer::own_keys_each`] in the SURT form: as [`Normalizer::surt_key_lines`],
-    /// most SURTs from the scan's loop, with the record's offsets.
-    #[inline(always)]
-    fn surt_keys_each<const PLAIN: bool>(
-        &self,
-        rest: &str,
-        max_line: usize,
-        run: RunForm<'_>,
-        key: &mut Vec<u8>,
-        mut each: impl FnMut(&str, &str) -> bool,
-    ) -> (usize, u64) {
-        self.fast.take_lines_ending::<true>(
-            rest,
-            max_line,
-            #[inline(always)]
-            |record, shape, line| match ldh_surt_line_authority::<PLAIN>(record, shape, run) {
-                Some(authority) => {
-                    key.clear();
-                    write_ldh_surt_line::<PLAIN>(line, shape, authority, run, key);
-                    // A row holds the key without the line feed.
-                    key.pop();
-                    key_text(key).is_some_and(|k| each(record, k))
-                }
-                None => self.rescanned(record, |shape| {
-                    self.own_key_each(record, shape, run, key, &mut each)
-                }),
-            },
-        )
-    }
-
-    /// One line of [`Normalizer::own_keys_each`].
-    #[inline(always)]
-    fn own_key_each(
-        &self,
-        record: &str,
-        shape: Shape,
-        run: RunForm<'_>,
-        key: &mut Vec<u8>,
-        each: &mut impl FnMut(&str, &str) -> bool,
-    ) -> bool {
-        key.clear();
-        match self.write_run_key(record, shape, run, key) {
-            RunKey::Refused => false,
-            RunKey::Record => each(record, record),
-            RunKey::Written => key_text(key).is_some_and(|k| each(record, k)),
-        }
+        let start = sink.begin();
+        let key = self.write_run_key(record, shape, run, sink.buffer());
+        sink.line(record, start, key, shape.crlf)
     }
 
     /// The key of `record`, which the fast path took (`shape`), where a run writes it without
@@ -529,6 +464,97 @@ enum RunKey {
     Record,
     /// Not in a run: the rules' rounds warned, or the thread's scratch buffers were in use.
     Refused,
+}
+
+/// Where a run of keys puts each line's key: the chunk's output, a line each ([`Lines`]), or
+/// a callback, a line and its key at a time ([`Each`]).
+trait KeySink {
+    /// Readies the buffer for the next key: returns where it starts.
+    fn begin(&mut self) -> usize;
+    /// The buffer keys are written into.
+    fn buffer(&mut self) -> &mut Vec<u8>;
+    /// The line `record`, whose key was written from `start` (`RunKey::Written`), or is the
+    /// record itself (`RunKey::Record`; `crlf`: the line ended in CRLF), or not known
+    /// (`RunKey::Refused`). Returns whether the run goes on.
+    fn line(&mut self, record: &str, start: usize, key: RunKey, crlf: bool) -> bool;
+    /// The line `record`, whose SURT and a line feed were written from `start`.
+    fn surt_line(&mut self, record: &str, start: usize) -> bool;
+}
+
+/// The keys of [`Normalizer::own_key_lines`]: each key and a line feed appended to `out`.
+struct Lines<'o> {
+    out: &'o mut Vec<u8>,
+    /// The keys that differ from their record.
+    changed: u64,
+}
+
+impl KeySink for Lines<'_> {
+    #[inline(always)]
+    fn begin(&mut self) -> usize {
+        self.out.len()
+    }
+
+    #[inline(always)]
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        self.out
+    }
+
+    #[inline(always)]
+    fn line(&mut self, record: &str, start: usize, key: RunKey, crlf: bool) -> bool {
+        match key {
+            RunKey::Refused => return false,
+            // Copied through instead.
+            RunKey::Record if !crlf => return false,
+            // Its own key, without the carriage return: not a line to copy through.
+            RunKey::Record => self.out.extend_from_slice(record.as_bytes()),
+            RunKey::Written => {}
+        }
+        self.changed += u64::from(&self.out[start..] != record.as_bytes());
+        self.out.push(b'\n');
+        true
+    }
+
+    #[inline(always)]
+    fn surt_line(&mut self, _: &str, _: usize) -> bool {
+        // Such a SURT always differs from its record.
+        self.changed += 1;
+        true
+    }
+}
+
+/// The keys of [`Normalizer::own_keys_each`]: each line handed to `each` with its key.
+struct Each<'k, F> {
+    key: &'k mut Vec<u8>,
+    each: F,
+}
+
+impl<F: FnMut(&str, &str) -> bool> KeySink for Each<'_, F> {
+    #[inline(always)]
+    fn begin(&mut self) -> usize {
+        self.key.clear();
+        0
+    }
+
+    #[inline(always)]
+    fn buffer(&mut self) -> &mut Vec<u8> {
+        self.key
+    }
+
+    #[inline(always)]
+    fn line(&mut self, record: &str, _: usize, key: RunKey, _: bool) -> bool {
+        match key {
+            RunKey::Refused => false,
+            RunKey::Record => (self.each)(record, record),
+            RunKey::Written => key_text(self.key).is_some_and(|k| (self.each)(record, k)),
+        }
+    }
+
+    #[inline(always)]
+    fn surt_line(&mut self, record: &str, _: usize) -> bool {
+        // A row holds the key without the line feed.
+        self.key.pop();
+        key_text(self.key).is_some_and(|k| (self.each)(record, k))
+    }
 }
 
 #[cfg(test)]
