@@ -4,7 +4,7 @@
 use std::io::{self, IsTerminal};
 use std::path::PathBuf;
 
-use clap::builder::PossibleValuesParser;
+use clap::builder::{PossibleValue, PossibleValuesParser};
 use clap::error::ErrorKind;
 use clap::{
     value_parser, Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum,
@@ -98,27 +98,32 @@ pub(crate) enum OnErrorArg {
     Fail,
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-pub(crate) enum GrammarArg {
-    IriReference,
-    Iri,
-    AbsoluteIri,
-    UriReference,
-    Uri,
-    AbsoluteUri,
+/// `--grammar`: one of the library's grammars, by its name ([`Grammar::name`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct GrammarArg(Grammar);
+
+impl ValueEnum for GrammarArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        use Grammar::*;
+        &[
+            Self(IriReference),
+            Self(Iri),
+            Self(AbsoluteIri),
+            Self(UriReference),
+            Self(Uri),
+            Self(AbsoluteUri),
+        ]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(self.0.name()))
+    }
 }
 
 impl GrammarArg {
     /// The library's grammar.
     pub(crate) fn grammar(self) -> Grammar {
-        match self {
-            GrammarArg::IriReference => Grammar::IriReference,
-            GrammarArg::Iri => Grammar::Iri,
-            GrammarArg::AbsoluteIri => Grammar::AbsoluteIri,
-            GrammarArg::UriReference => Grammar::UriReference,
-            GrammarArg::Uri => Grammar::Uri,
-            GrammarArg::AbsoluteUri => Grammar::AbsoluteUri,
-        }
+        self.0
     }
 }
 

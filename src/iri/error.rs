@@ -123,11 +123,7 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.column > 0 {
-            write!(f, "{}: column {}: {}", self.kind, self.column, self.message)
-        } else {
-            write!(f, "{}: {}", self.kind, self.message)
-        }
+        write_diagnostic(f, self.kind, self.column, self.message)
     }
 }
 
@@ -214,11 +210,22 @@ impl Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.column > 0 {
-            write!(f, "{}: column {}: {}", self.kind, self.column, self.message)
-        } else {
-            write!(f, "{}: {}", self.kind, self.message)
-        }
+        write_diagnostic(f, self.kind, self.column, self.message)
+    }
+}
+
+/// How an [`Error`] and a [`Warning`] are displayed: `kind: column N: message`, or
+/// `kind: message` for the record as a whole (column `0`).
+fn write_diagnostic(
+    f: &mut fmt::Formatter<'_>,
+    kind: impl fmt::Display,
+    column: usize,
+    message: &str,
+) -> fmt::Result {
+    if column > 0 {
+        write!(f, "{kind}: column {column}: {message}")
+    } else {
+        write!(f, "{kind}: {message}")
     }
 }
 

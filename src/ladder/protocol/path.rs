@@ -29,23 +29,28 @@ impl Rules {
             path = &lowered;
         }
         if path.contains(';') && self.any_in_scope(RuleKind::DropPathParams, in_scope) {
-            self.drop_path_params(path, has_authority, in_scope, out, fired);
+            if self.drop_path_params(path, in_scope, out) {
+                fired.fire(RuleKind::DropPathParams);
+                // Without an authority, a path may not start with "//" (it would be read as
+                // one): write "/." first, as the scheme rung does (RFC 3986 §5.2.4, §5.3).
+                if !has_authority && out[start..].starts_with("//") {
+                    out.insert_str(start, "/.");
+                }
+            }
         } else {
             out.push_str(path);
         }
         self.trailing_slash(start, in_scope, out, fired);
     }
 
-    /// Writes `path` without the path parameters that a rule in scope drops.
+    /// Writes `path` without the path parameters that a rule in scope drops; whether it
+    /// dropped one.
     fn drop_path_params(
         &self,
         path: &str,
-        has_authority: bool,
         in_scope: &dyn Fn(&Rule) -> bool,
         out: &mut String,
-        fired: &mut dyn Fired,
-    ) {
-        let start = out.len();
+    ) -> bool {
         let mut dropped = false;
         for (i, segment) in path.split('/').enumerate() {
             if i > 0 {
@@ -66,14 +71,7 @@ impl Rules {
                 }
             }
         }
-        if dropped {
-            fired.fire(RuleKind::DropPathParams);
-            // Without an authority, a path may not start with "//" (it would be read as one):
-            // write "/." first, as the scheme rung does (RFC 3986 §5.2.4, §5.3).
-            if !has_authority && out[start..].starts_with("//") {
-                out.insert_str(start, "/.");
-            }
-        }
+        dropped
     }
 
     /// Applies the first trailing-slash rule in scope to the path written from `start`.
