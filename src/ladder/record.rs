@@ -94,7 +94,7 @@ pub fn without_cr(line: &[u8]) -> &[u8] {
 /// the start dropped, each `without_cr`; a final line feed starts no record.
 ///
 /// ```
-/// use irinorm::ladder::record::records_of;
+/// use irinorm::internals::records_of;
 /// let records: Vec<&[u8]> = records_of(b"\xEF\xBB\xBFa\r\n\nb\n").collect();
 /// assert_eq!(records, [&b"a"[..], b"", b"b"]);
 /// ```

@@ -47,7 +47,7 @@
 //! `docs/surt.md` lists where the result differs from the `surt` Python package and why.
 //!
 //! ```
-//! use irinorm::ladder::surt::write_surt;
+//! use irinorm::write_surt;
 //! let mut out = String::new();
 //! write_surt("http://www.example.com:8080/A/b?Q=1", false, &mut out);
 //! assert_eq!(out, "com,example,www:8080)/a/b?q=1");

@@ -194,7 +194,7 @@ impl Fired for () {
 /// ([`Rules::profile`]) or code ([`Rules::new`]).
 ///
 /// ```
-/// use irinorm::ladder::protocol::{RuleKind, Rules};
+/// use irinorm::{RuleKind, Rules};
 /// let rules = Rules::profile("crawler").unwrap();
 /// let mut out = String::new();
 /// let mut fired: Vec<RuleKind> = Vec::new();
