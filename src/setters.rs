@@ -1,5 +1,5 @@
 //! The `setters!` macro, which writes the `with_` builder setters of the option structs:
-//! the ladder's [`Options`](crate::ladder::Options) and [`Settings`](crate::ladder::Settings),
+//! the ladder's [`Options`](crate::Options) and [`Settings`](crate::Settings),
 //! and the engine's options (`stream::EngineOptions`). It is declared here, below every
 //! layer, so that each layer uses the one macro.
 

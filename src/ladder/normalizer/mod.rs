@@ -10,7 +10,7 @@
 //!   ports, empty paths, IDNA for DNS hosts, RFC 5952 IPv6 text, `file://localhost`,
 //!   `mailto:` domains and `urn:` NIDs.
 //!
-//! The key is written in one of two forms ([`Form`]): `uri`, ASCII only, or `iri`, with
+//! The key is written in one of two forms ([`Form`](crate::Form)): `uri`, ASCII only, or `iri`, with
 //! percent-encoded UTF-8 decoded where RFC 3987 §3.2 allows. Both put the same records
 //! together: mapping an `iri` key to a URI (RFC 3987 §3.1, with ToASCII for DNS hosts at the
 //! scheme rung) gives the `uri` key.

@@ -440,9 +440,9 @@ fn key_text(key: &[u8]) -> Option<&str> {
 struct RunForm<'a> {
     /// The protocol rules in force, if any.
     rules: Option<&'a Rules>,
-    /// The SURT form ([`Options::writes_surt`]).
+    /// The SURT form ([`crate::Options::writes_surt`]).
     surt: bool,
-    /// SURTs with their scheme ([`Options::surt_scheme`]).
+    /// SURTs with their scheme ([`crate::Options::surt_scheme`]).
     surt_scheme: bool,
 }
 
