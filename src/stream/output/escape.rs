@@ -45,7 +45,7 @@ pub(super) mod tests {
     use proptest::prelude::*;
 
     /// The JSON string body of `s` as serde_json writes it (the quotes taken off).
-    pub(in crate::stream::output) fn reference_json_str(s: &str) -> String {
+    fn reference_json_str(s: &str) -> String {
         let quoted = serde_json::to_string(s).unwrap();
         quoted[1..quoted.len() - 1].to_owned()
     }
