@@ -97,6 +97,10 @@ const fn container_with_nul(name: &'static str, offset: usize, magic: &'static [
     }
 }
 
+/// The name of the ZIP archive, which has three magic numbers (a local file header, an empty
+/// archive's end record, a spanned archive's marker).
+const ZIP: &str = "ZIP archive (also JAR, DOCX, XLSX, ODT, EPUB)";
+
 /// The binary containers refused by their first bytes (each format's specification gives its
 /// magic number), and text in UTF-16 or UTF-32, told by its byte order mark (two bytes that
 /// never start UTF-8: each of its lines would be read as a record that is not one). The list
@@ -114,18 +118,9 @@ pub const CONTAINERS: &[Container] = &[
     container_with_nul("Windows executable (PE)", 0, b"MZ"),
     container("WebAssembly module", b"\0asm"),
     container("PDF document", b"%PDF-"),
-    container(
-        "ZIP archive (also JAR, DOCX, XLSX, ODT, EPUB)",
-        b"PK\x03\x04",
-    ),
-    container(
-        "ZIP archive (also JAR, DOCX, XLSX, ODT, EPUB)",
-        b"PK\x05\x06",
-    ),
-    container(
-        "ZIP archive (also JAR, DOCX, XLSX, ODT, EPUB)",
-        b"PK\x07\x08",
-    ),
+    container(ZIP, b"PK\x03\x04"),
+    container(ZIP, b"PK\x05\x06"),
+    container(ZIP, b"PK\x07\x08"),
     container(
         "OLE2 compound file (DOC, XLS, MSG)",
         b"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1",

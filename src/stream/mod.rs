@@ -85,7 +85,9 @@
 //!   without `unique`;
 //! - `input`: opening inputs ([`Input`]), with gzip, zstd, xz and bzip2 detected by their magic
 //!   bytes, and binary input refused when asked;
-//! - `output`: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics;
+//! - `output`: the output records (`key`, `tsv`, `jsonl`), diagnostics and statistics: the
+//!   format settings in `output` itself, the rows in `output::rows`, the tsv escapes in
+//!   `output::escape`, the statistics in `output::stats`;
 //! - `records`: the same records one at a time, for consumers that do not need the engine.
 
 mod chunk;

@@ -11,7 +11,7 @@ use crate::stream::chunk::{Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFI
 use crate::stream::dedup;
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::options::{EngineOptions, OnError};
-use crate::stream::output::{OutputMode, Record, RowWriter};
+use crate::stream::output::{OutputMode, Row, RowWriter};
 
 /// What one step through a chunk adds to its statistics ([`Emitter::tally`]).
 #[derive(Clone, Copy, Default)]
@@ -200,7 +200,7 @@ impl<'c> Emitter<'c> {
     /// which the writer drops it if its key came before, in this chunk or an earlier one
     /// ([`dedup::keep_first`]); with `stats` alone, the key goes into the chunk's sketch.
     #[inline]
-    pub(super) fn valid(&mut self, record: Record<'_>) {
+    pub(super) fn valid(&mut self, record: Row<'_>) {
         let start = self.out.len();
         let key = record.result.unwrap_or_default();
         let line = record.line;
@@ -238,7 +238,7 @@ impl<'c> Emitter<'c> {
         });
         match result {
             Ok(key) => {
-                self.valid(Record::valid(line, raw, key, &notes.warnings, false));
+                self.valid(Row::valid(line, raw, key, &notes.warnings, false));
                 true
             }
             Err(error) => {
@@ -277,7 +277,7 @@ impl<'c> Emitter<'c> {
         } else {
             raw
         };
-        let record = Record {
+        let record = Row {
             line,
             input,
             result: Err(error),

@@ -22,7 +22,7 @@ use crate::ladder::Normalizer;
 use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
-use crate::stream::output::{Record, RowWriter};
+use crate::stream::output::{Row, RowWriter};
 
 use backoff::Backoff;
 use emit::Emitter;
@@ -289,7 +289,7 @@ impl<'a> Worker<'a> {
             if fast_rows {
                 emit.passed_row(*number, line);
             } else {
-                emit.valid(Record::valid(*number, line.as_bytes(), line, &[], true));
+                emit.valid(Row::valid(*number, line.as_bytes(), line, &[], true));
             }
             *number += 1;
             at += line.len() + ending;
@@ -332,7 +332,7 @@ impl<'a> Worker<'a> {
                 // A key written anew (a SURT, a key the rules rewrote): as short a way.
                 emit.keyed_row(*number, line, key);
             } else {
-                emit.valid(Record::valid(*number, line.as_bytes(), key, &[], true));
+                emit.valid(Row::valid(*number, line.as_bytes(), key, &[], true));
             }
             *number += 1;
             at += line.len() + ending;
@@ -387,7 +387,7 @@ impl<'a> Worker<'a> {
         } else {
             emit.flush_run();
             let (raw, key) = (&pass.data[start..end], &rest[..n]);
-            emit.valid(Record::valid(pass.line, raw, key, &[], true));
+            emit.valid(Row::valid(pass.line, raw, key, &[], true));
             pass.advance(n + terminator.max(1), 1);
         }
         true
