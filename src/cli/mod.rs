@@ -167,12 +167,7 @@ impl Operation for Check {
         Ok(())
     }
 
-    fn apply_raw(
-        &self,
-        line: RawLine<'_>,
-        out: &mut String,
-        notes: &mut Notes,
-    ) -> Result<(), Error> {
+    fn apply_raw(&self, line: RawLine, out: &mut String, notes: &mut Notes) -> Result<(), Error> {
         let mut scratch = String::new();
         let record = line.prepare(&mut scratch, &mut notes.repairs)?;
         let view = IriRef::parse_as(record, self.0)?;

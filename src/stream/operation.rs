@@ -32,12 +32,7 @@ pub trait Operation: Sync {
     ///
     /// The default prepares the record under its repair policy and calls
     /// [`Operation::apply`].
-    fn apply_raw(
-        &self,
-        line: RawLine<'_>,
-        out: &mut String,
-        notes: &mut Notes,
-    ) -> Result<(), Error> {
+    fn apply_raw(&self, line: RawLine, out: &mut String, notes: &mut Notes) -> Result<(), Error> {
         let mut scratch = String::new();
         let record = line.prepare(&mut scratch, &mut notes.repairs)?;
         self.apply(record, out).map_err(|mut error| {
@@ -72,12 +67,7 @@ impl Operation for Normalizer {
         self.normalize_record_into(record, out, &mut Notes::default())
     }
 
-    fn apply_raw(
-        &self,
-        line: RawLine<'_>,
-        out: &mut String,
-        notes: &mut Notes,
-    ) -> Result<(), Error> {
+    fn apply_raw(&self, line: RawLine, out: &mut String, notes: &mut Notes) -> Result<(), Error> {
         // A record its runs of lines were not asked about: the fast path is asked here.
         self.enter(line, out, notes, Entry::keys(true))
     }
