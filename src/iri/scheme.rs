@@ -202,7 +202,17 @@ pub fn uses_dns_host(scheme: &str) -> bool {
 /// ... should be normalized to a form where the port and its `:` are omitted").
 #[inline]
 pub(crate) fn drops_host(rule: &SchemeRule, host: &[u8], port: Option<&[u8]>) -> bool {
-    host == b"localhost" && rule.special == Special::File && port.map_or(true, <[u8]>::is_empty)
+    host == DROPPED_HOST && may_drop_host(rule) && port.map_or(true, <[u8]>::is_empty)
+}
+
+/// The host a row may drop ([`drops_host`]).
+pub(crate) const DROPPED_HOST: &[u8] = b"localhost";
+
+/// Whether the row drops the host [`DROPPED_HOST`] ([`drops_host`]): asked once per row by
+/// the fast path, which then refuses any record with that host.
+#[inline]
+pub(crate) fn may_drop_host(rule: &SchemeRule) -> bool {
+    rule.special == Special::File
 }
 
 /// A port as the row writes it: leading zeros dropped, and `None` for the default port,

@@ -151,18 +151,21 @@ impl FastPath {
         rule: Option<&'static SchemeRule>,
     ) -> Option<AuthorityEnds> {
         let row = rule.and_then(|r| FastScheme::of(r).row_checks());
+        let no_localhost = row.is_some_and(|r| r.no_localhost);
         let mut ends = match row {
-            Some(r) if r.dns_host => self.dns_authority(lanes, b, start, Some(r.row))?,
+            Some(r) if r.dns_host => {
+                self.dns_authority(lanes, b, start, Some(r.row), no_localhost)?
+            }
             // Below the scheme rung ([`look::LDH_REG`]), a registered name that happens to be
             // a lowercase LDH name (most are) is taken with the masks of DNS hosts, which also
             // give its dots (for the SURT form); any other is looked at byte by byte.
             _ if LOOK & look::LDH_REG != 0 => {
-                match self.dns_authority(lanes, b, start, row.map(|r| r.row)) {
+                match self.dns_authority(lanes, b, start, row.map(|r| r.row), no_localhost) {
                     Some(ends) => ends,
-                    None => self.reg_authority(b, start, row.map(|r| r.row))?,
+                    None => self.reg_authority(b, start, row.map(|r| r.row), no_localhost)?,
                 }
             }
-            _ => self.reg_authority(b, start, row.map(|r| r.row))?,
+            _ => self.reg_authority(b, start, row.map(|r| r.row), no_localhost)?,
         };
         let end = ends.end;
         let empty_path = || matches!(b.get(end), None | Some(b'?' | b'#' | b'\r' | b'\n'));
@@ -172,28 +175,25 @@ impl FastPath {
 
     /// For a scheme without a DNS rule: the end of the authority that starts at `start`, if
     /// [`FastPath::reg_authority_ok`] takes it, looked at byte by byte; its host is not
-    /// taken for an LDH name. Not a host the row drops ([`scheme::drops_host`]).
+    /// taken for an LDH name. With `no_localhost`, the host must not be `localhost`.
     #[inline(always)]
     fn reg_authority(
         &self,
         b: &[u8],
         start: usize,
         row: Option<&SchemeRule>,
+        no_localhost: bool,
     ) -> Option<AuthorityEnds> {
         let (end, acc) = scan_to_stop(b, start, &HOST_CLASS, H_END);
         if !self.reg_authority_ok(&b[start..end], acc, row) {
             return None;
         }
-        let host = b[start..end]
-            .iter()
-            .position(|&c| c == b':')
-            .map_or(end, |k| start + k);
-        let port = (host < end).then(|| &b[host + 1..end]);
-        if row.is_some_and(|r| scheme::drops_host(r, &b[start..host], port)) {
+        if no_localhost && is_localhost(b, start) {
             return None;
         }
+        let host = b[start..end].iter().position(|&c| c == b':');
         Some(AuthorityEnds {
-            host,
+            host: host.map_or(end, |k| start + k),
             end,
             ldh: false,
             dots: 0,
@@ -206,7 +206,7 @@ impl FastPath {
     /// a lowercase LDH name, exactly what the fast path of [`host::dns_host`] takes, which
     /// is its own A-label and U-label form; no userinfo (nor anything else outside
     /// `a-z 0-9 - . :`); a canonical port if any (under `row`'s rule, if a row applies);
-    /// not a host the row drops ([`scheme::drops_host`]). Hosts of 64 bytes or more are left to the full
+    /// with `no_localhost`, not `localhost`. Hosts of 64 bytes or more are left to the full
     /// ladder. For a registered name without a DNS rule, such a host is valid and
     /// canonical too (lowercase `unreserved`), so the same answer holds there.
     #[inline(always)]
@@ -216,6 +216,7 @@ impl FastPath {
         b: &[u8],
         start: usize,
         row: Option<&SchemeRule>,
+        no_localhost: bool,
     ) -> Option<AuthorityEnds> {
         let (not_ldh, dot, hyphen) = host_bits(lanes, b, start);
         if not_ldh == 0 {
@@ -225,17 +226,15 @@ impl FastPath {
         let host_len = not_ldh.trailing_zeros() as usize;
         // What follows the host: the end of the authority, or a port and then the end.
         let mut end = start + host_len;
-        let mut port = None;
         if b.get(end) == Some(&b':') {
-            let digits = end + 1;
-            end = b[digits..]
+            let port = end + 1;
+            end = b[port..]
                 .iter()
                 .position(|c| !c.is_ascii_digit())
-                .map_or(b.len(), |k| digits + k);
-            if !ends_authority(b, end) || !self.port_ok(&b[digits..end], row) {
+                .map_or(b.len(), |k| port + k);
+            if !ends_authority(b, end) || !self.port_ok(&b[port..end], row) {
                 return None;
             }
-            port = Some(&b[digits..end]);
         } else if !ends_authority(b, end) {
             // Userinfo, an IP literal, or anything else: the full ladder.
             return None;
@@ -243,7 +242,7 @@ impl FastPath {
         if host_len > 0 && !ldh_labels(host_len, dot, hyphen) {
             return None;
         }
-        if row.is_some_and(|r| scheme::drops_host(r, &b[start..start + host_len], port)) {
+        if no_localhost && b[start..start + host_len] == *scheme::DROPPED_HOST {
             return None;
         }
         Some(AuthorityEnds {
@@ -295,6 +294,16 @@ impl FastPath {
     }
 }
 
+/// Whether the host that starts at byte `start` of `b` is the one a row may drop
+/// ([`scheme::DROPPED_HOST`]): those letters, then a port or the end of the authority (the
+/// fast path refuses it even with a port, which the full ladder keeps).
+#[inline]
+fn is_localhost(b: &[u8], start: usize) -> bool {
+    let at = start + scheme::DROPPED_HOST.len();
+    b[start..].starts_with(scheme::DROPPED_HOST)
+        && (b.get(at) == Some(&b':') || ends_authority(b, at))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::scalar::Scalar;
@@ -314,18 +323,18 @@ mod tests {
             let b = format!("{prefix}{a}");
             let (b, at) = (b.as_bytes(), prefix.len());
             let minus = |e: Option<AuthorityEnds>| e.map(|e| e.end - at);
-            answers.push(minus(f.dns_authority(Scalar, b, at, Some(rule))));
+            answers.push(minus(f.dns_authority(Scalar, b, at, Some(rule), false)));
             #[cfg(target_arch = "x86_64")]
             {
                 let sse2 = super::super::sse2::Sse2;
-                answers.push(minus(f.dns_authority(sse2, b, at, Some(rule))));
+                answers.push(minus(f.dns_authority(sse2, b, at, Some(rule), false)));
                 if let Some(lanes) = super::super::avx2::Avx2::detect() {
-                    answers.push(minus(f.dns_authority(lanes, b, at, Some(rule))));
+                    answers.push(minus(f.dns_authority(lanes, b, at, Some(rule), false)));
                 }
             }
             #[cfg(all(target_arch = "x86_64", irinorm_avx512))]
             if let Some(lanes) = super::super::avx512::Avx512::detect() {
-                answers.push(minus(f.dns_authority(lanes, b, at, Some(rule))));
+                answers.push(minus(f.dns_authority(lanes, b, at, Some(rule), false)));
             }
         }
         assert!(
@@ -388,9 +397,7 @@ mod tests {
         };
         assert_eq!(end("localhost/", checks("http")), Some(9));
         assert_eq!(end("localhost/", checks("file")), None);
-        // A port keeps the host (the ladder writes `file://localhost:1/` as it is).
-        assert_eq!(end("localhost:1/", checks("file")), Some(11));
-        assert_eq!(end("localhost:/", checks("file")), None);
+        assert_eq!(end("localhost:1/", checks("file")), None);
         assert_eq!(end("localhost./", checks("file")), Some(10));
         assert_eq!(end("localhostx/", checks("file")), Some(10));
         // An empty path means "/" for http, not for file or a scheme without a row.

@@ -28,6 +28,8 @@ pub(crate) struct RowChecks {
     /// An empty path with an authority is written `/`: such a record is not its own key
     /// ([`super::Shape::adds_slash`]).
     pub(crate) empty_path_is_slash: bool,
+    /// The host `localhost` is written as no host: such a record is refused.
+    pub(crate) no_localhost: bool,
 }
 
 impl FastScheme {
@@ -46,17 +48,18 @@ impl FastScheme {
             reference: _,
         } = *row;
         match special {
-            // `file://localhost/p` is written `file:///p`: the authority scan asks
-            // `scheme::drops_host` with the row.
             Special::None | Special::File => {}
             // The path is rewritten (the domains of the addresses, the NID lowercased),
             // which the scan does not check.
             Special::Mailto | Special::Urn => return FastScheme::Ladder,
-        };
+        }
+        // RFC 8089 §2: `file://localhost/p` is written `file:///p` (`scheme::drops_host`).
+        let no_localhost = scheme::may_drop_host(row);
         FastScheme::Row(RowChecks {
             row,
             dns_host,
             empty_path_is_slash,
+            no_localhost,
         })
     }
 
@@ -202,6 +205,7 @@ mod tests {
                     assert_eq!(c.row, row);
                     assert_eq!(c.dns_host, row.dns_host, "{}", row.name);
                     assert_eq!(c.empty_path_is_slash, row.empty_path_is_slash);
+                    assert_eq!(c.no_localhost, row.special == Special::File);
                 }
                 other => panic!("{}: {other:?}", row.name),
             }

@@ -112,7 +112,7 @@ pub(super) fn dns_authorities_agree_with_the_full_host_check<L: Blocks + std::fm
         for _ in 0..200 {
             let mut a = rng.bytes_from(len, b"ab0.-x-n.", false);
             a.push(b'/');
-            let fast = f.dns_authority(lanes, &a, 0, Some(http)).map(|e| {
+            let fast = f.dns_authority(lanes, &a, 0, Some(http), false).map(|e| {
                 assert_eq!((e.host, e.ldh), (e.end, true));
                 e.end
             });
