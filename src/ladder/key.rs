@@ -259,10 +259,12 @@ impl<'o> KeyWriter<'o> {
             percent::recode(h, p, out);
             note(trace, "host", "case and percent-encoding", h, &out[start..]);
         }
-        let port = view.port().map(str::as_bytes);
-        if rule.is_some_and(|r| scheme::drops_host(r, &out.as_bytes()[start..], port))
-            && view.userinfo().is_none()
-        {
+        // Asked only of a row that may drop a host: most records are not `file:`.
+        let drops = rule.filter(|r| scheme::may_drop_host(r)).is_some_and(|r| {
+            let port = view.port().map(str::as_bytes);
+            scheme::drops_host(r, &out.as_bytes()[start..], port)
+        });
+        if drops && view.userinfo().is_none() {
             out.truncate(start);
             note(trace, "host", "file-localhost", "localhost", "");
         }
