@@ -709,6 +709,23 @@ mod tests {
         data
     }
 
+    /// A line of `prefix` and then letters, twice as long as a piece.
+    fn longer_than_a_piece(prefix: &[u8]) -> Vec<u8> {
+        let mut long = prefix.to_vec();
+        long.resize(2 * PIECE, b'b');
+        long.push(b'\n');
+        long
+    }
+
+    /// Key output, tsv rows, and keys with `--unique`.
+    fn outputs() -> [EngineOptions; 3] {
+        [
+            EngineOptions::default(),
+            EngineOptions::default().with_output(OutputMode::Tsv),
+            EngineOptions::default().with_unique(true),
+        ]
+    }
+
     #[test]
     fn a_chunk_of_many_pieces_gives_what_its_lines_give_alone() {
         // Lines that are their own keys, one that is not and one that ends in CRLF every
@@ -724,16 +741,10 @@ mod tests {
             b"http://g.h/i\n",
             b"http://jk/\n",
         ];
-        let mut long = b"http://b/".to_vec();
-        long.resize(2 * PIECE, b'b');
-        long.push(b'\n');
+        let long = longer_than_a_piece(b"http://b/");
         let data = lines_over_pieces(&lines, &long, b"http://last/");
         let ladder = Normalizer::new(Options::default()).unwrap();
-        for options in [
-            EngineOptions::default(),
-            EngineOptions::default().with_output(OutputMode::Tsv),
-            EngineOptions::default().with_unique(true),
-        ] {
+        for options in outputs() {
             pieces_give_what_lines_give(&Lowercase, &data, &options);
             pieces_give_what_lines_give(&ladder, &data, &options);
         }
@@ -760,9 +771,7 @@ mod tests {
             b"http://d.example/r?s=1\n",
             b"http://e.example/t#u\n",
         ];
-        let mut long = b"http://f.example/".to_vec();
-        long.resize(2 * PIECE, b'v');
-        long.push(b'\n');
+        let long = longer_than_a_piece(b"http://f.example/");
         let data = lines_over_pieces(&lines, &long, b"http://g.example/last");
         let surt = Options::default().with_form(Form::Surt);
         let crawler = Options::default()
@@ -772,11 +781,7 @@ mod tests {
             )));
         for ladder in [surt, crawler] {
             let op = Normalizer::new(ladder).unwrap();
-            for options in [
-                EngineOptions::default(),
-                EngineOptions::default().with_output(OutputMode::Tsv),
-                EngineOptions::default().with_unique(true),
-            ] {
+            for options in outputs() {
                 pieces_give_what_lines_give(&op, &data, &options);
             }
         }
