@@ -8,6 +8,7 @@
 mod backoff;
 mod emit;
 mod pass;
+mod runs;
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -22,11 +23,12 @@ use crate::ladder::Normalizer;
 use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
-use crate::stream::output::{Row, RowWriter};
+use crate::stream::output::RowWriter;
 
 use backoff::Backoff;
 use emit::Emitter;
-use pass::{handed_out_line, terminator, Pass};
+use pass::Pass;
+use runs::Runs;
 
 /// The message of a `too-long` error.
 const TOO_LONG_MESSAGE: &str = "line longer than --max-line-bytes";
@@ -163,6 +165,11 @@ impl<'a> Worker<'a> {
         emit: &mut Emitter<'_>,
         scratch: &mut Scratch,
     ) {
+        let runs = Runs {
+            ladder,
+            max_line: self.options.max_line_bytes,
+            key_lf: self.key_lf,
+        };
         while !pass.done() {
             pass.validate_to_start();
             // The end (line feed) of the line at `start`, once it has been looked for.
@@ -172,7 +179,7 @@ impl<'a> Worker<'a> {
             let text = pass.text.filter(|_| scratch.backoff.tries());
             if let Some(text) = text {
                 let before = pass.start;
-                if self.pass_lines(ladder, text, pass, emit) {
+                if runs.pass_lines(text, pass, emit) {
                     break;
                 }
                 if pass.start != before {
@@ -182,12 +189,12 @@ impl<'a> Worker<'a> {
                     // The end of the piece: the next one is validated first.
                     continue;
                 }
-                let key_rows = self.key_rows(emit);
+                let key_rows = runs.key_rows(emit);
                 if key_rows {
                     // Rows of the keys the ladder writes in runs: the line they stop at is
                     // refused by them, and goes on as below.
                     let before = pass.start;
-                    self.write_keyed(ladder, text, pass, emit, scratch);
+                    runs.write_keyed(text, pass, emit, &mut scratch.run_key);
                     if pass.start != before {
                         scratch.backoff.taken();
                     }
@@ -203,19 +210,19 @@ impl<'a> Worker<'a> {
                 line_end = Some(end);
                 let crlf = end > pass.start && pass.data[end - 1] == b'\r';
                 let keyed = match pass.next {
-                    NextLine::Unknown => self.key_lf,
+                    NextLine::Unknown => runs.key_lf,
                     NextLine::Keyed => true,
                     NextLine::NotKeyed => false,
                 };
                 let keys = emit.writes_runs && (crlf || keyed);
                 pass.next = NextLine::Unknown;
-                if keys && self.key_lines(ladder, text, pass, emit) {
+                if keys && runs.key_lines(text, pass, emit) {
                     scratch.backoff.taken();
                     continue;
                 }
                 refused_by_key_lines = keys || key_rows;
                 let try_alone = end == pass.data.len() || crlf;
-                if try_alone && self.pass_line(ladder, text, pass, emit) {
+                if try_alone && runs.pass_line(text, pass, emit) {
                     scratch.backoff.taken();
                     continue;
                 }
@@ -228,180 +235,6 @@ impl<'a> Worker<'a> {
                 return;
             }
         }
-    }
-
-    /// The fast path, many lines at a time: the lines at `start` that are their own keys.
-    /// Where the emitter writes verbatim runs, those that end in a line feed alone join the
-    /// run; otherwise each, CRLF lines too, is formatted as a record
-    /// ([`Worker::write_passed`]). Returns whether they reach the end of the chunk.
-    #[inline]
-    fn pass_lines(
-        &self,
-        ladder: &Normalizer,
-        text: &str,
-        pass: &mut Pass<'_>,
-        emit: &mut Emitter<'_>,
-    ) -> bool {
-        if !emit.writes_runs {
-            self.write_passed(ladder, text, pass, emit);
-            return pass.done();
-        }
-        // Slicing `text` after a line feed is always on a char boundary.
-        let rest = &text[pass.start..];
-        let max_line = self.options.max_line_bytes;
-        let (n, lines) = if emit.sketches() {
-            sketch_passed(ladder, rest, max_line, emit)
-        } else {
-            let (n, lines, next) = ladder.canonical_lines_then_keys(rest, max_line);
-            pass.next = next;
-            (n, lines)
-        };
-        // The contract, checked: whole lines.
-        if n > 0 && rest.as_bytes().get(n - 1) == Some(&b'\n') {
-            emit.copied(pass.start..pass.start + n, lines);
-            pass.advance(n, lines);
-            return pass.done();
-        }
-        false
-    }
-
-    /// Formats each line at `start` that is its own key (and ends in a line feed, alone or
-    /// after a carriage return) as a valid record, as the ladder hands them out, and moves
-    /// past them.
-    fn write_passed(
-        &self,
-        ladder: &Normalizer,
-        text: &str,
-        pass: &mut Pass<'_>,
-        emit: &mut Emitter<'_>,
-    ) {
-        let rest = &text[pass.start..];
-        let max_line = self.options.max_line_bytes;
-        let mut at = 0;
-        let number = &mut pass.line;
-        // Rows that no key tracking looks at take the short way (the fast path takes only
-        // printable records, SPEC §8).
-        let fast_rows = !emit.tracks_keys();
-        ladder.each_canonical_line(rest, max_line, |line| {
-            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
-                return false;
-            };
-            if fast_rows {
-                emit.passed_row(*number, line);
-            } else {
-                emit.valid(Row::valid(*number, line.as_bytes(), line, &[], true));
-            }
-            *number += 1;
-            at += line.len() + ending;
-            true
-        });
-        pass.start += at;
-    }
-
-    /// Whether the keys the ladder writes in runs are written as rows, one by one
-    /// ([`Worker::write_keyed`]): where it rewrites keys in runs and the chunk's output is
-    /// not written in verbatim runs (rows, tracked keys, NUL after each key).
-    #[inline]
-    fn key_rows(&self, emit: &Emitter<'_>) -> bool {
-        self.key_lf && !emit.writes_runs
-    }
-
-    /// Formats each line at `start` whose key the ladder writes in a run
-    /// ([`Normalizer::own_keys_each`]), lines that are their own keys among them, as a valid
-    /// record with its key, and moves past them.
-    fn write_keyed(
-        &self,
-        ladder: &Normalizer,
-        text: &str,
-        pass: &mut Pass<'_>,
-        emit: &mut Emitter<'_>,
-        scratch: &mut Scratch,
-    ) {
-        let rest = &text[pass.start..];
-        let max_line = self.options.max_line_bytes;
-        let fast_rows = !emit.tracks_keys();
-        let number = &mut pass.line;
-        let mut at = 0;
-        let each = |line: &str, key: &str| {
-            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
-                return false;
-            };
-            if std::ptr::eq(key, line) && fast_rows {
-                emit.passed_row(*number, line);
-            } else if fast_rows {
-                // A key written anew (a SURT, a key the rules rewrote): as short a way.
-                emit.keyed_row(*number, line, key);
-            } else {
-                emit.valid(Row::valid(*number, line.as_bytes(), key, &[], true));
-            }
-            *number += 1;
-            at += line.len() + ending;
-            true
-        };
-        ladder.own_keys_each(rest, max_line, &mut scratch.run_key, each);
-        pass.start += at;
-    }
-
-    /// The lines at `start` whose keys the ladder writes at once
-    /// ([`Normalizer::own_key_lines`]): written after what the output holds. Returns whether
-    /// there were any.
-    fn key_lines(
-        &self,
-        ladder: &Normalizer,
-        text: &str,
-        pass: &mut Pass<'_>,
-        emit: &mut Emitter<'_>,
-    ) -> bool {
-        let rest = &text[pass.start..];
-        let max_line = self.options.max_line_bytes;
-        match emit.key_run(rest, |out| ladder.own_key_lines(rest, max_line, out)) {
-            Some(run) => {
-                pass.advance(run.bytes, run.lines);
-                true
-            }
-            None => false,
-        }
-    }
-
-    /// The fast path, one line: if the record at `start` is its own key, it is written as
-    /// it is. Returns whether it was.
-    #[inline]
-    fn pass_line(
-        &self,
-        ladder: &Normalizer,
-        text: &str,
-        pass: &mut Pass<'_>,
-        emit: &mut Emitter<'_>,
-    ) -> bool {
-        let rest = &text[pass.start..];
-        let Some((n, terminator)) = self.passes(ladder, rest) else {
-            return false;
-        };
-        let (start, end) = (pass.start, pass.start + n);
-        if emit.writes_runs && terminator == 1 {
-            if emit.sketches() {
-                emit.sketch(&pass.data[start..end]);
-            }
-            emit.copied(start..end + 1, 1);
-            pass.advance(n + 1, 1);
-        } else {
-            emit.flush_run();
-            let (raw, key) = (&pass.data[start..end], &rest[..n]);
-            emit.valid(Row::valid(pass.line, raw, key, &[], true));
-            pass.advance(n + terminator.max(1), 1);
-        }
-        true
-    }
-
-    /// Asks the ladder whether the record at the start of `rest` is its own key, and checks
-    /// the answer against the contract: a whole record, not empty, without its CR, not too
-    /// long. Returns the record's length and its line terminator's.
-    #[inline]
-    fn passes(&self, ladder: &Normalizer, rest: &str) -> Option<(usize, usize)> {
-        let n = ladder.canonical_line(rest)?;
-        let bytes = rest.as_bytes();
-        let ok = n > 0 && n <= self.options.max_line_bytes && bytes[n - 1] != b'\r';
-        ok.then(|| terminator(bytes, n)).flatten().map(|t| (n, t))
     }
 
     /// Hands the line at `start`, which ends at `end` (its line feed, or the end of the
@@ -468,26 +301,6 @@ impl<'a> Worker<'a> {
 /// The error of a line longer than `--max-line-bytes`.
 fn too_long() -> Error {
     Error::new(ErrorKind::TooLong, 0, TOO_LONG_MESSAGE)
-}
-
-/// The lines at the start of `rest` that are their own keys and end in a line feed alone,
-/// each put into the chunk's sketch as the ladder hands it out.
-fn sketch_passed(
-    ladder: &Normalizer,
-    rest: &str,
-    max_line: usize,
-    emit: &mut Emitter<'_>,
-) -> (usize, u64) {
-    let mut at = 0;
-    ladder.each_canonical_line(rest, max_line, |line| {
-        // Only a line that ends in a line feed alone joins a run.
-        if handed_out_line(rest, at, line, max_line) != Some(1) {
-            return false;
-        }
-        emit.sketch(line.as_bytes());
-        at += line.len() + 1;
-        true
-    })
 }
 
 #[cfg(test)]
