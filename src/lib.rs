@@ -49,10 +49,9 @@ pub mod internals {
     pub use crate::ladder::json::{
         push_explained_json, push_invalid_json, push_json_bytes, push_json_str,
     };
+    pub use crate::ladder::options::{FORM_NAMES, LEVEL_NAMES};
     pub use crate::ladder::record::records_of;
-    pub use crate::ladder::settings::{
-        KeyOption, OptionKind, FORM_NAMES, KEY_OPTIONS, LEVEL_NAMES,
-    };
+    pub use crate::ladder::settings::{KeyOption, OptionKind, KEY_OPTIONS};
     #[cfg(feature = "stream")]
     pub use crate::stream::{
         error::SHORTENED_MAP,

@@ -21,15 +21,17 @@ pub enum Level {
     Protocol,
 }
 
+/// The names of the rungs (RFC 3987 §5.3), lowest first, in the order of [`Level`]'s
+/// variants ([`Level::name`]).
+pub const LEVEL_NAMES: &[&str] = &["string", "syntax", "scheme", "protocol"];
+
 impl Level {
+    /// Every rung, lowest first, in the order of [`LEVEL_NAMES`].
+    const ALL: [Level; 4] = [Level::String, Level::Syntax, Level::Scheme, Level::Protocol];
+
     /// The command-line name of the level.
     pub fn name(self) -> &'static str {
-        match self {
-            Level::String => "string",
-            Level::Syntax => "syntax",
-            Level::Scheme => "scheme",
-            Level::Protocol => "protocol",
-        }
+        LEVEL_NAMES[self as usize]
     }
 }
 
@@ -47,14 +49,17 @@ pub enum Form {
     Surt,
 }
 
+/// The names of the forms of a key (SPEC §5), in the order of [`Form`]'s variants
+/// ([`Form::name`]).
+pub const FORM_NAMES: &[&str] = &["uri", "iri", "surt"];
+
 impl Form {
+    /// Every form, in the order of [`FORM_NAMES`].
+    const ALL: [Form; 3] = [Form::Uri, Form::Iri, Form::Surt];
+
     /// The command-line name of the form.
     pub fn name(self) -> &'static str {
-        match self {
-            Form::Uri => "uri",
-            Form::Iri => "iri",
-            Form::Surt => "surt",
-        }
+        FORM_NAMES[self as usize]
     }
 }
 
@@ -117,6 +122,7 @@ impl Options {
 
     /// Whether keys are written in the SURT form: asked for, above the `string` rung (which
     /// keeps records as they are).
+    #[inline]
     pub(crate) fn writes_surt(&self) -> bool {
         self.form == Form::Surt && self.level != Level::String
     }
@@ -125,18 +131,16 @@ impl Options {
 impl Level {
     /// The level of a command-line name ([`Level::name`]).
     pub fn from_name(name: &str) -> Option<Level> {
-        [Level::String, Level::Syntax, Level::Scheme, Level::Protocol]
-            .into_iter()
-            .find(|l| l.name() == name)
+        let at = LEVEL_NAMES.iter().position(|&n| n == name)?;
+        Some(Level::ALL[at])
     }
 }
 
 impl Form {
     /// The form of a command-line name ([`Form::name`]).
     pub fn from_name(name: &str) -> Option<Form> {
-        [Form::Uri, Form::Iri, Form::Surt]
-            .into_iter()
-            .find(|f| f.name() == name)
+        let at = FORM_NAMES.iter().position(|&n| n == name)?;
+        Some(Form::ALL[at])
     }
 }
 

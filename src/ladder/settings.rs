@@ -14,6 +14,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::ladder::options::{FORM_NAMES, LEVEL_NAMES};
 use crate::ladder::protocol::Rules;
 use crate::ladder::{Form, Level, Normalizer, Options};
 
@@ -54,11 +55,6 @@ pub struct KeyOption {
     /// for one declared with the options of every line subcommand (`--strict`).
     pub cli_order: Option<u8>,
 }
-
-/// The names of the rungs (RFC 3987 §5.3), lowest first ([`Level::name`]).
-pub const LEVEL_NAMES: &[&str] = &["string", "syntax", "scheme", "protocol"];
-/// The names of the forms of a key (SPEC §5, [`Form::name`]).
-pub const FORM_NAMES: &[&str] = &["uri", "iri", "surt"];
 
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
 const fn option(name: &'static str, field: &'static str, kind: OptionKind) -> KeyOption {
