@@ -101,8 +101,7 @@ impl<'c> Emitter<'c> {
     /// Puts `key` into the chunk's sketch of distinct keys (`stats` without `unique`).
     #[inline]
     pub(super) fn sketch(&mut self, key: &[u8]) {
-        let sketch = self.report.sketch.get_or_insert_with(HyperLogLog::default);
-        sketch.insert(dedup::fingerprint(key));
+        sketch_into(self.report, key);
     }
 
     /// The lines at `range` of the chunk (`lines` of them, each its own key, ended by a line
@@ -154,14 +153,12 @@ impl<'c> Emitter<'c> {
         }
         if self.sketches() {
             // The keys are the run's lines of output.
-            let mut sketch = self.report.sketch.take().unwrap_or_default();
             let keys = &self.out[mark..];
             let mut from = 0;
             for end in memchr::memchr_iter(b'\n', keys) {
-                sketch.insert(dedup::fingerprint(&keys[from..end]));
+                sketch_into(self.report, &keys[from..end]);
                 from = end + 1;
             }
-            self.report.sketch = Some(sketch);
         }
         self.tally(Tally {
             records: run.lines,
@@ -196,18 +193,18 @@ impl<'c> Emitter<'c> {
         });
     }
 
-    /// Formats a valid record with its key. With `unique`, the record gets a [`Span`], with
+    /// Formats a valid record with its key (`changed`: the key is not the record). With `unique`, the record gets a [`Span`], with
     /// which the writer drops it if its key came before, in this chunk or an earlier one
     /// ([`dedup::keep_first`]); with `stats` alone, the key goes into the chunk's sketch.
     #[inline]
-    pub(super) fn valid(&mut self, record: Row<'_>) {
+    pub(super) fn valid(&mut self, record: Row<'_>, changed: bool) {
         let start = self.out.len();
         let key = record.result.unwrap_or_default();
         let line = record.line;
         self.tally(Tally {
             records: 1,
             written: 1,
-            changed: u64::from(key.as_bytes() != record.input),
+            changed: u64::from(changed),
             ..Tally::default()
         });
         self.rows.write(self.out, record);
@@ -238,7 +235,8 @@ impl<'c> Emitter<'c> {
         });
         match result {
             Ok(key) => {
-                self.valid(Row::valid(line, raw, key, &notes.warnings, false));
+                let changed = key.as_bytes() != raw;
+                self.valid(Row::valid(line, raw, key, &notes.warnings, false), changed);
                 true
             }
             Err(error) => {
@@ -286,4 +284,11 @@ impl<'c> Emitter<'c> {
         };
         self.rows.write(self.out, record);
     }
+}
+
+/// Puts `key` into `report`'s sketch of distinct keys.
+#[inline]
+fn sketch_into(report: &mut Report, key: &[u8]) {
+    let sketch = report.sketch.get_or_insert_with(HyperLogLog::default);
+    sketch.insert(dedup::fingerprint(key));
 }

@@ -42,9 +42,6 @@ pub(super) struct Worker<'a> {
     options: EngineOptions,
     /// The names of the inputs, for the rows that carry them.
     names: &'a [String],
-    /// The ladder's runs of keys may hold lines that end in a line feed alone
-    /// ([`Normalizer::rewrites_own_keys`]).
-    key_lf: bool,
 }
 
 /// Buffers each worker reuses from record to record.
@@ -83,7 +80,6 @@ impl<'a> Worker<'a> {
             ladder,
             options: options.clone(),
             names,
-            key_lf: ladder.is_some_and(Normalizer::rewrites_own_keys),
         }
     }
 
@@ -168,7 +164,7 @@ impl<'a> Worker<'a> {
         let runs = Runs {
             ladder,
             max_line: self.options.max_line_bytes,
-            key_lf: self.key_lf,
+            key_lf: ladder.rewrites_own_keys(),
         };
         while !pass.done() {
             pass.validate_to_start();
@@ -284,14 +280,16 @@ impl<'a> Worker<'a> {
             repair: self.options.repair(),
         };
         let result = match self.ladder {
+            // The ladder reports a NUL itself (its one entry, `Normalizer::enter`).
             Some(ladder) => {
                 let refused = scratch.refused_by_key_lines;
                 ladder.normalize_raw_into(record, key, notes, refused)
             }
-            None => self.op.apply_raw(record, key, notes),
+            // Whatever the operation, a record that holds a NUL is refused for it (SPEC §2).
+            None => {
+                (self.op.apply_raw(record, key, notes)).map_err(|e| error::with_nul_first(raw, e))
+            }
         };
-        // Whatever the operation, a record that holds a NUL is refused for it (SPEC §2).
-        let result = result.map_err(|e| error::with_nul_first(raw, e));
         let ok = emit.record(line, raw, result.map(|()| key.as_str()), notes);
         notes.clear();
         ok

@@ -52,26 +52,11 @@ impl Runs<'_> {
     /// past them.
     pub(super) fn write_passed(&self, text: &str, pass: &mut Pass, emit: &mut Emitter) {
         let rest = &text[pass.start..];
-        let max_line = self.max_line;
-        let mut at = 0;
-        let number = &mut pass.line;
-        // Rows that no key tracking looks at take the short way (the fast path takes only
-        // printable records, SPEC §8).
-        let fast_rows = !emit.tracks_keys();
-        self.ladder.each_canonical_line(rest, max_line, |line| {
-            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
-                return false;
-            };
-            if fast_rows {
-                emit.passed_row(*number, line);
-            } else {
-                emit.valid(Row::valid(*number, line.as_bytes(), line, &[], true));
-            }
-            *number += 1;
-            at += line.len() + ending;
-            true
-        });
-        pass.start += at;
+        let mut row = RowOf::new(rest, self.max_line, pass.line, emit);
+        self.ladder
+            .each_canonical_line(rest, self.max_line, |line| row.line(line, line));
+        let (bytes, lines) = (row.at, row.lines);
+        pass.advance(bytes, lines);
     }
 
     /// Whether the keys the ladder writes in runs are written as rows, one by one
@@ -93,28 +78,13 @@ impl Runs<'_> {
         run_key: &mut Vec<u8>,
     ) {
         let rest = &text[pass.start..];
-        let max_line = self.max_line;
-        let fast_rows = !emit.tracks_keys();
-        let number = &mut pass.line;
-        let mut at = 0;
-        let each = |line: &str, key: &str| {
-            let Some(ending) = handed_out_line(rest, at, line, max_line) else {
-                return false;
-            };
-            if std::ptr::eq(key, line) && fast_rows {
-                emit.passed_row(*number, line);
-            } else if fast_rows {
-                // A key written anew (a SURT, a key the rules rewrote): as short a way.
-                emit.keyed_row(*number, line, key);
-            } else {
-                emit.valid(Row::valid(*number, line.as_bytes(), key, &[], true));
-            }
-            *number += 1;
-            at += line.len() + ending;
-            true
-        };
-        self.ladder.own_keys_each(rest, max_line, run_key, each);
-        pass.start += at;
+        let mut row = RowOf::new(rest, self.max_line, pass.line, emit);
+        self.ladder
+            .own_keys_each(rest, self.max_line, run_key, |line, key| {
+                row.line(line, key)
+            });
+        let (bytes, lines) = (row.at, row.lines);
+        pass.advance(bytes, lines);
     }
 
     /// The lines at `start` whose keys the ladder writes at once
@@ -150,7 +120,8 @@ impl Runs<'_> {
         } else {
             emit.flush_run();
             let (raw, key) = (&pass.data[start..end], &rest[..n]);
-            emit.valid(Row::valid(pass.line, raw, key, &[], true));
+            // Its own key.
+            emit.valid(Row::valid(pass.line, raw, key, &[], true), false);
             pass.advance(n + terminator.max(1), 1);
         }
         true
@@ -180,5 +151,61 @@ impl Runs<'_> {
             at += line.len() + 1;
             true
         })
+    }
+}
+
+/// The rows of the lines a run of lines hands out, one by one, with their keys.
+struct RowOf<'r, 'e, 'c> {
+    /// The text the run reads, from its first line on.
+    rest: &'r str,
+    max_line: usize,
+    /// The line number of the run's first line.
+    first: u64,
+    emit: &'e mut Emitter<'c>,
+    /// Rows that no key tracking looks at take the short way (the runs take only printable
+    /// records, SPEC §8).
+    fast_rows: bool,
+    /// The bytes and the lines taken so far.
+    at: usize,
+    lines: u64,
+}
+
+impl<'r, 'e, 'c> RowOf<'r, 'e, 'c> {
+    fn new(rest: &'r str, max_line: usize, first: u64, emit: &'e mut Emitter<'c>) -> Self {
+        let fast_rows = !emit.tracks_keys();
+        RowOf {
+            rest,
+            max_line,
+            first,
+            emit,
+            fast_rows,
+            at: 0,
+            lines: 0,
+        }
+    }
+
+    /// Writes the row of `line`, the next line of the run, with `key` (`line` itself where
+    /// it is its own key). Returns `false`, writing nothing, where the line breaks the
+    /// contract of a run ([`handed_out_line`]).
+    #[inline(always)]
+    fn line(&mut self, line: &str, key: &str) -> bool {
+        let Some(ending) = handed_out_line(self.rest, self.at, line, self.max_line) else {
+            return false;
+        };
+        let number = self.first + self.lines;
+        // A line handed out as its own key is the same slice: not compared.
+        let own = std::ptr::eq(key, line);
+        if own && self.fast_rows {
+            self.emit.passed_row(number, line);
+        } else if self.fast_rows {
+            // A key written anew (a SURT, a key the rules rewrote): as short a way.
+            self.emit.keyed_row(number, line, key);
+        } else {
+            let row = Row::valid(number, line.as_bytes(), key, &[], true);
+            self.emit.valid(row, !own && key != line);
+        }
+        self.lines += 1;
+        self.at += line.len() + ending;
+        true
     }
 }
