@@ -283,7 +283,9 @@ def lowest_common_rung(a: str, b: str, **options: Any) -> str:
     return "different" if rung is None else rung
 
 
-_RUNGS_BELOW_PROTOCOL = ("string", "syntax", "scheme")
+# The rungs below the protocol rung, from the library's names of the rungs (lowest first).
+_LEVELS = next(choices for name, _, choices, _, _ in _irinorm.KEY_OPTIONS if name == "level")
+_RUNGS_BELOW_PROTOCOL = tuple(_LEVELS[: list(_LEVELS).index("protocol")])
 
 #: The earlier name of :func:`lowest_common_rung`, kept: it returns the name of a rung (or
 #: ``"different"``), not a bool as the Rust ``irinorm::equivalent`` does.
