@@ -15,6 +15,7 @@
 //! The ladder depends on the IRI core (`crate::iri`) and on nothing else in the crate.
 
 pub(crate) mod compare;
+pub(crate) mod compat;
 pub(crate) mod fast;
 // The JSON text of explanations and rows, for the front ends (the engine's rows, the
 // command line, the bindings through `internals`): unused by the library alone.

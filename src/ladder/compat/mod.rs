@@ -1,0 +1,111 @@
+//! Compatibility profiles: keys equal, byte for byte, to the keys another canonicalizer
+//! gives, so that an index or a cache already keyed by it can be read and extended with
+//! irinorm (docs/compat-wayback.md, docs/compat-w3lib.md).
+//!
+//! Each profile reproduces one peer at one pinned version, input for input, including its
+//! lossy merges (a `www` label stripped, a path lowercased, parameters sorted): these are
+//! protocol-based normalization in the sense of RFC 3987 §5.3.4, chosen by the peer, never
+//! the default. A released profile version never changes; a changed peer is a new version.
+//!
+//! - [`Compat::Wayback1`] (`wayback@1`): the SURT of the `surt` Python package 0.3.1,
+//!   `surt.surt(url)` with its defaults, the key of CDX indexes ([`wayback`]).
+//! - [`Compat::W3lib1`] (`w3lib@1`): `w3lib.url.canonicalize_url(url)` of `w3lib` 2.5.0 with
+//!   its defaults, the input of Scrapy's request fingerprints ([`w3lib`]).
+//!
+//! Both peers run on Python 3.11, whose `idna` codec (IDNA 2003, [`pyidna`]) and Unicode
+//! data they use; what this module cannot reproduce is listed with its reason on the
+//! profile's page.
+
+#![allow(dead_code)] // wired into the normalizer in the next commits
+
+use crate::ladder::trace::{record_step, Tracer};
+
+mod pyidna;
+pub(crate) mod w3lib;
+pub(crate) mod wayback;
+
+/// A compatibility profile: the canonicalizer whose keys it reproduces, at a pinned version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Compat {
+    /// `wayback@1`: `surt.surt(url)` of the `surt` package 0.3.1 (Python 3.11).
+    Wayback1,
+    /// `w3lib@1`: `w3lib.url.canonicalize_url(url)` of `w3lib` 2.5.0 (Python 3.11).
+    W3lib1,
+}
+
+/// Why a peer refuses a record: where it raises an exception, the profile gives an invalid
+/// record with this message ([`crate::ErrorKind::Syntax`] at `at`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    /// The byte offset in the record where the refused part starts (0: the whole record).
+    pub(crate) at: usize,
+    /// What the peer says, in a few words (e.g. "port out of range 0-65535").
+    pub(crate) message: &'static str,
+}
+
+/// Where a profile reports the steps that changed a record, for `--explain`: one call per
+/// step that ran, with the text before and after it (a step that changed nothing is dropped
+/// by the recorder). A run that does not explain pays one test per step.
+pub(crate) trait Steps {
+    /// Whether steps are recorded (the profile may skip building `before`/`after` when not).
+    fn on(&self) -> bool;
+    /// Records that `rule` turned `before` into `after` in `component` (`scheme`, `host`,
+    /// `path`, `query`, `fragment`, `userinfo`, `port`, `record`).
+    fn step(&mut self, component: &'static str, rule: &'static str, before: &[u8], after: &[u8]);
+}
+
+/// No steps recorded (tests, and runs that do not explain).
+impl Steps for () {
+    #[inline(always)]
+    fn on(&self) -> bool {
+        false
+    }
+    #[inline(always)]
+    fn step(&mut self, _: &'static str, _: &'static str, _: &[u8], _: &[u8]) {}
+}
+
+/// The ladder's tracer records a profile's steps as it records the rungs'.
+impl Steps for Tracer<'_> {
+    #[inline(always)]
+    fn on(&self) -> bool {
+        self.is_some()
+    }
+    #[inline(always)]
+    fn step(&mut self, component: &'static str, rule: &'static str, before: &[u8], after: &[u8]) {
+        if let Some(steps) = self.steps.as_deref_mut() {
+            let (b, a) = (String::from_utf8_lossy(before), String::from_utf8_lossy(after));
+            record_step(steps, component, rule, &b, &a);
+        }
+    }
+}
+
+/// The buffers one thread reuses for every record a profile keys, so that keying allocates
+/// nothing once they have grown.
+#[derive(Default)]
+pub(crate) struct CompatScratch {
+    pub(crate) wayback: wayback::Scratch,
+    pub(crate) w3lib: w3lib::Scratch,
+}
+
+impl Compat {
+    /// Appends the key of the record `record` (its bytes as read, without the line
+    /// terminator) to `out`; on refusal `out` is left as it was.
+    pub(crate) fn write_key(
+        self,
+        record: &[u8],
+        out: &mut String,
+        scratch: &mut CompatScratch,
+        steps: &mut impl Steps,
+    ) -> Result<(), Refusal> {
+        let mark = out.len();
+        let r = match self {
+            Compat::Wayback1 => wayback::write_key(record, out, &mut scratch.wayback, steps),
+            Compat::W3lib1 => w3lib::write_key(record, out, &mut scratch.w3lib, steps),
+        };
+        if r.is_err() {
+            out.truncate(mark);
+        }
+        r
+    }
+}
