@@ -28,6 +28,7 @@ __all__ = [
     "Normalizer",
     "equivalent",
     "lowest_common_rung",
+    "migration_report",
     "normalize",
     "read_lines",
 ]
@@ -290,6 +291,21 @@ _RUNGS_BELOW_PROTOCOL = tuple(_LEVELS[: list(_LEVELS).index("protocol")])
 #: The earlier name of :func:`lowest_common_rung`, kept: it returns the name of a rung (or
 #: ``"different"``), not a bool as the Rust ``irinorm::equivalent`` does.
 equivalent = lowest_common_rung
+
+
+def migration_report(
+    array: Any, from_: Optional[dict] = None, to: Optional[dict] = None
+) -> dict:
+    """What moving a store from the keys of ``from_`` to the keys of ``to`` (each a dict of
+    the options of :class:`Normalizer`, e.g. ``{"profile": "wayback"}`` and
+    ``{"form": "surt"}``) does to the records of an Arrow string array (or stream; null rows
+    are not records): the report of ``irinorm migrate --format json``, as a dict with
+    ``records``, ``invalid_from``, ``invalid_to``, ``changed``, ``keys_from``, ``keys_to``,
+    ``split_groups``, ``merged_keys``, ``merged_into`` and ``by_rule`` (a list of dicts with
+    ``rule``, ``side``, ``changed``, ``split_groups``, ``merged_keys`` and ``examples``)."""
+    source = Normalizer(**(from_ or {}))
+    target = Normalizer(**(to or {}))
+    return json.loads(source._native.migration_json(target._native, array))
 
 
 def read_lines(path: PathLike) -> List[str]:

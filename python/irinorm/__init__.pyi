@@ -33,7 +33,7 @@ class _KeyOptions(TypedDict, total=False):
     ``Normalizer`` (the defaults are there)."""
 
     level: Optional[_Level]
-    form: _Form
+    form: Optional[_Form]
     profile: Optional[str]
     rules: Optional[_PathLike]
     drop_fragment: bool
@@ -48,7 +48,7 @@ class Normalizer:
         self,
         *,
         level: Optional[_Level] = None,
-        form: _Form = "uri",
+        form: Optional[_Form] = None,
         profile: Optional[str] = None,
         rules: Optional[_PathLike] = None,
         drop_fragment: bool = False,
@@ -72,4 +72,27 @@ def lowest_common_rung(a: str, b: str, **options: Unpack[_KeyOptions]) -> _Rung:
 
 equivalent = lowest_common_rung
 
+class RuleCount(TypedDict):
+    rule: str
+    side: Literal["from", "to", "both"]
+    changed: int
+    split_groups: int
+    merged_keys: int
+    examples: List[dict[str, str]]
+
+class MigrationReport(TypedDict):
+    records: int
+    invalid_from: int
+    invalid_to: int
+    changed: int
+    keys_from: int
+    keys_to: int
+    split_groups: int
+    merged_keys: int
+    merged_into: int
+    by_rule: List[RuleCount]
+
+def migration_report(
+    array: Any, from_: Optional[dict[str, Any]] = None, to: Optional[dict[str, Any]] = None
+) -> MigrationReport: ...
 def read_lines(path: _PathLike) -> List[str]: ...

@@ -30,7 +30,8 @@ use irinorm::internals::{
     octets_as_text, push_explained_json, push_invalid_json, records_of, OptionKind, KEY_OPTIONS,
 };
 use irinorm::{
-    lowest_common_rung, CompareError, Normalizer as Core, Notes, RulesText, Settings, KEY_VERSION,
+    lowest_common_rung, CompareError, Migration, MigrationReport, Normalizer as Core, Notes,
+    Observation, RulesText, Settings, KEY_VERSION,
 };
 
 /// Below this many rows a batch is never split over threads: the split would cost more
@@ -189,6 +190,38 @@ impl PyNormalizer {
     fn check_arrow<'py>(&self, py: Python<'py>, array: AnyArray) -> PyResult<Bound<'py, PyAny>> {
         let core = self.core.clone();
         map_string_arrays(py, array, check_type, |a| Ok(check_of(&core, a)))
+    }
+
+    /// What moving from these keys to those of `to` does to the records of a string array
+    /// (or stream; null rows are not records): the JSON object of `irinorm migrate
+    /// --format json` (the library's `MigrationSummary::to_json`).
+    fn migration_json(
+        &self,
+        py: Python<'_>,
+        to: &PyNormalizer,
+        array: AnyArray,
+    ) -> PyResult<String> {
+        let migration = Migration::new((*self.core).clone(), (*to.core).clone());
+        let chunks: Vec<ArrayRef> = match array {
+            AnyArray::Array(a) => vec![a.into_inner().0],
+            AnyArray::Stream(s) => s
+                .into_reader()?
+                .collect::<Result<Vec<ArrayRef>, ArrowError>>()
+                .map_err(|e| PyValueError::new_err(e.to_string()))?,
+        };
+        for chunk in &chunks {
+            check_string_type(chunk.data_type())?;
+        }
+        Ok(py.detach(|| {
+            let (mut report, mut obs) = (MigrationReport::default(), Observation::default());
+            for chunk in &chunks {
+                for raw in (0..chunk.len()).filter_map(|i| text_of(chunk, i)) {
+                    migration.observe(raw.as_bytes(), &mut obs);
+                    report.add(&obs);
+                }
+            }
+            report.summary().to_json()
+        }))
     }
 
     /// The key of one record with the steps that made it, its error and its warnings, as
@@ -506,16 +539,7 @@ fn check_of(core: &Core, input: &ArrayRef) -> ArrayRef {
     let mut key = String::new();
     let mut notes = Notes::default();
     for i in 0..rows {
-        let raw: Option<&str> = match dt {
-            DataType::Utf8 => text_at::<i32>(input, i),
-            DataType::LargeUtf8 => text_at::<i64>(input, i),
-            DataType::Utf8View => {
-                let a = input.as_any().downcast_ref::<StringViewArray>().unwrap();
-                (!a.is_null(i)).then(|| a.value(i))
-            }
-            _ => None,
-        };
-        let Some(raw) = raw else {
+        let Some(raw) = text_of(input, i) else {
             keys.append(None);
             kinds.append_null();
             columns.append_null();
@@ -553,6 +577,19 @@ fn check_of(core: &Core, input: &ArrayRef) -> ArrayRef {
         Arc::new(warnings.finish()),
     ];
     Arc::new(StructArray::new(fields, columns, None))
+}
+
+/// Row `i` of a string array (checked by [`check_string_type`]), `None` where it is null.
+fn text_of(input: &ArrayRef, i: usize) -> Option<&str> {
+    match input.data_type() {
+        DataType::Utf8 => text_at::<i32>(input, i),
+        DataType::LargeUtf8 => text_at::<i64>(input, i),
+        DataType::Utf8View => {
+            let a = input.as_any().downcast_ref::<StringViewArray>().unwrap();
+            (!a.is_null(i)).then(|| a.value(i))
+        }
+        _ => None,
+    }
 }
 
 fn text_at<O: OffsetSizeTrait>(input: &ArrayRef, i: usize) -> Option<&str> {

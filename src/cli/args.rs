@@ -41,6 +41,11 @@ pub(crate) enum Command {
     Check(CheckArgs),
     /// Print the lowest rung at which A and B are equivalent, or "different" (exit 1).
     Compare(CompareArgs),
+    /// Report what moving a store from one kind of key to another does to its records:
+    /// changed keys, groups split, keys merged, each per rule, with examples.
+    ///
+    /// For example: `irinorm migrate --from "--profile wayback" --to "--form surt" FILE`.
+    Migrate(MigrateArgs),
     /// Write a shell completion script to standard output.
     ///
     /// For example `irinorm completions bash > /etc/bash_completion.d/irinorm`, or for zsh
@@ -350,6 +355,42 @@ pub(crate) struct CompareArgs {
     pub(crate) key: KeyArgs,
     #[arg(long, help = KeyOption::named("strict").help)]
     pub(crate) strict: bool,
+}
+
+#[derive(Args, Debug)]
+pub(crate) struct MigrateArgs {
+    /// The key options of the keys held now, as `normalize` takes them, in one argument
+    /// (e.g. "--profile wayback"; "" for the defaults).
+    #[arg(long, value_name = "OPTS", allow_hyphen_values = true)]
+    pub(crate) from: String,
+    /// The key options of the keys to move to (e.g. "--form surt").
+    #[arg(long, value_name = "OPTS", allow_hyphen_values = true)]
+    pub(crate) to: String,
+    /// The report for people (`text`) or for jobs (`json`, one object).
+    #[arg(long, value_enum, default_value = "text")]
+    pub(crate) format: MigrateFormat,
+    #[command(flatten)]
+    pub(crate) shared: SharedArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum MigrateFormat {
+    Text,
+    Json,
+}
+
+/// The key options of `migrate`'s `--from` or `--to` (`which`), read from one argument
+/// split at white space, as `normalize` reads them (`--strict` included).
+pub(crate) fn key_settings_of(which: &'static str, options: &str) -> Result<Settings, String> {
+    let strict = Arg::new("strict").long("strict").action(ArgAction::SetTrue);
+    let cmd = KeyArgs::augment_args(clap::Command::new(which).no_binary_name(true))
+        .arg(strict)
+        .disable_help_flag(true);
+    let m = cmd
+        .try_get_matches_from(options.split_whitespace())
+        .map_err(|e| format!("{which}: {}", e.render().to_string().trim_end()))?;
+    let key = KeyArgs::from_arg_matches(&m).map_err(|e| format!("{which}: {e}"))?;
+    key_settings(&key, m.get_flag("strict")).map_err(|e| format!("{which}: {e}"))
 }
 
 /// The key options as library [`Settings`] (a rules file is read here).

@@ -22,6 +22,7 @@ mod compare;
 mod explain;
 mod lines;
 mod memory;
+mod migrate;
 mod pipe;
 mod progress;
 mod sigbus;
@@ -84,6 +85,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Resolve(a) => resolve(&a),
         Command::Check(a) => check(a),
         Command::Compare(a) => compare::compare(&a),
+        Command::Migrate(a) => migrate::migrate(&a),
         Command::Completions(a) => about::completions(a.shell),
         Command::Man => about::man(),
     }

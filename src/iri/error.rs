@@ -141,15 +141,19 @@ pub fn with_nul_first(raw: &[u8], error: Error) -> Error {
         return error;
     }
     match memchr::memchr(0, raw) {
-        Some(at) => {
-            let units: usize = raw[..at]
-                .utf8_chunks()
-                .map(|c| c.valid().chars().count() + c.invalid().len())
-                .sum();
-            Error::new(ErrorKind::Nul, units + 1, "NUL byte")
-        }
+        Some(at) => Error::new(ErrorKind::Nul, unit_column(raw, at), "NUL byte"),
         None => error,
     }
+}
+
+/// The 1-based column of byte `at` of a raw record, counting its units: a character, or one
+/// octet that is not part of valid UTF-8 (the columns of the lenient repairs).
+pub fn unit_column(raw: &[u8], at: usize) -> usize {
+    let units: usize = raw[..at.min(raw.len())]
+        .utf8_chunks()
+        .map(|c| c.valid().chars().count() + c.invalid().len())
+        .sum();
+    units + 1
 }
 
 /// The class of a warning: something worth knowing about a record that is still valid and

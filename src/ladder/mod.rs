@@ -22,6 +22,7 @@ pub(crate) mod fast;
 #[cfg_attr(not(feature = "internals"), allow(dead_code))]
 pub(crate) mod json;
 mod key;
+pub(crate) mod migrate;
 mod nfc;
 pub(crate) mod normalizer;
 pub(crate) mod options;

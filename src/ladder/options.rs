@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::ladder::compat::Compat;
 use crate::ladder::protocol::Rules;
 
 /// The rung of the comparison ladder (RFC 3987 §5.3).
@@ -94,6 +95,10 @@ pub struct Options {
     pub surt_scheme: bool,
     /// No trimming and no lenient repairs: each record must be the exact IRI (`--strict`).
     pub strict: bool,
+    /// A compatibility profile (`--profile wayback`, `--profile w3lib`): the key is the one
+    /// that canonicalizer gives, in its own form, at [`Level::Protocol`] (RFC 3987 §5.3.4),
+    /// and no other option applies ([`Compat`]).
+    pub compat: Option<Compat>,
 }
 
 /// The conditions the ladder and its fast path both follow, stated once.
@@ -117,7 +122,9 @@ impl Options {
     /// into the SURT form (above the string rung, whose key is the record itself).
     #[inline]
     pub(crate) fn rewrites_after_scheme_rung(&self) -> bool {
-        (self.level == Level::Protocol && self.rules.is_some()) || self.writes_surt()
+        self.compat.is_some()
+            || (self.level == Level::Protocol && self.rules.is_some())
+            || self.writes_surt()
     }
 
     /// Whether keys are written in the SURT form: asked for, above the `string` rung (which
@@ -125,6 +132,17 @@ impl Options {
     #[inline]
     pub(crate) fn writes_surt(&self) -> bool {
         self.form == Form::Surt && self.level != Level::String
+    }
+}
+
+impl Compat {
+    /// The form of the profile's keys: the peer's own ([`Form::Surt`] for `wayback`,
+    /// [`Form::Uri`] for `w3lib`).
+    pub fn form(self) -> Form {
+        match self {
+            Compat::Wayback1 => Form::Surt,
+            Compat::W3lib1 => Form::Uri,
+        }
     }
 }
 
@@ -154,4 +172,5 @@ setters!(Options {
     rules: Option<Arc<Rules>> => with_rules,
     surt_scheme: bool => with_surt_scheme,
     strict: bool => with_strict,
+    compat: Option<Compat> => with_compat,
 });

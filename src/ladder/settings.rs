@@ -14,6 +14,7 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::ladder::compat::Compat;
 use crate::ladder::options::{FORM_NAMES, LEVEL_NAMES};
 use crate::ladder::protocol::Rules;
 use crate::ladder::{Form, Level, Normalizer, Options};
@@ -108,13 +109,19 @@ pub const KEY_OPTIONS: &[KeyOption] = &[
             Some(0),
         ),
     option("form", "form", OptionKind::Choice(FORM_NAMES))
-        .value("FORM", Some("uri"))
-        .help("The form of the key", Some(1)),
+        .value("FORM", None)
+        .help(
+            "The form of the key [default: uri, or the profile's own form: surt for \
+             `wayback`]",
+            Some(1),
+        ),
     option("profile", "profile", OptionKind::Text)
         .value("NAME", None)
         .help(
-            "A built-in versioned rule profile: `crawler` (the newest), `crawler@1` or \
-             `crawler@2`",
+            "A built-in versioned profile: the rules `crawler` (the newest), `crawler@1` or \
+             `crawler@2`; or a compatibility profile that reproduces another \
+             canonicalizer's keys: `wayback` (`wayback@1`, the SURT of CDX indexes) or \
+             `w3lib` (`w3lib@1`, Scrapy's canonicalize_url)",
             Some(7),
         ),
     option("rules", "rules", OptionKind::File)
@@ -263,8 +270,9 @@ impl Settings {
                     r.origin, e.line, e.column, e.message
                 ))
             }),
+            (None, Some(name)) if Compat::from_name(name).is_some() => Ok(None),
             (None, Some(name)) => Rules::profile(name).map(Some).ok_or_else(|| {
-                let names: Vec<_> = Rules::profile_names().collect();
+                let names: Vec<_> = Rules::profile_names().chain(Compat::names()).collect();
                 SettingsError::new(format!(
                     "unknown profile {name:?}; built-in profiles: {}",
                     names.join(", ")
@@ -301,9 +309,10 @@ impl Settings {
     /// Checks the settings and turns them into [`Options`].
     pub fn to_options(&self) -> Result<Options, SettingsError> {
         let rules = self.load_rules()?;
-        let level = self.level(rules.is_some())?;
+        let compat = self.profile.as_deref().and_then(Compat::from_name);
+        let level = self.level(rules.is_some() || compat.is_some())?;
         let form = match &self.form {
-            None => Form::Uri,
+            None => compat.map_or(Form::Uri, Compat::form),
             Some(name) => Form::from_name(name).ok_or_else(|| {
                 SettingsError::new(format!(
                     "unknown form {name:?}; forms: {}",
@@ -321,6 +330,7 @@ impl Settings {
             rules: rules.map(Arc::new),
             surt_scheme: self.surt_scheme,
             strict: self.strict,
+            compat,
         })
     }
 }
@@ -354,6 +364,42 @@ mod tests {
         let o = settings(None, Some("crawler")).to_options().unwrap();
         assert_eq!(o.level, Level::Protocol);
         assert!(o.rules.is_some());
+    }
+
+    #[test]
+    fn a_compatibility_profile_is_the_peer_with_its_defaults() {
+        for (name, compat, form) in [
+            ("wayback", Compat::Wayback1, Form::Surt),
+            ("wayback@1", Compat::Wayback1, Form::Surt),
+            ("w3lib", Compat::W3lib1, Form::Uri),
+            ("w3lib@1", Compat::W3lib1, Form::Uri),
+        ] {
+            let o = settings(None, Some(name)).to_options().unwrap();
+            assert_eq!(
+                (o.level, o.form, o.compat),
+                (Level::Protocol, form, Some(compat))
+            );
+            assert!(o.rules.is_none());
+            let given = settings(Some("protocol"), Some(name)).with_form(Some(form.name().into()));
+            assert!(Normalizer::from_settings(&given).is_ok(), "{name}");
+        }
+        // Any other key option would be ignored: it is refused, naming the option.
+        let refused = [
+            settings(None, Some("wayback")).with_form(Some("uri".into())),
+            settings(None, Some("w3lib")).with_form(Some("surt".into())),
+            settings(None, Some("w3lib")).with_nfc(true),
+            settings(None, Some("wayback")).with_drop_fragment(true),
+            settings(None, Some("wayback")).with_strict(true),
+            settings(None, Some("w3lib")).with_base(Some("http://a/".into())),
+            settings(Some("scheme"), Some("wayback")),
+        ];
+        for s in refused {
+            assert!(Normalizer::from_settings(&s).is_err(), "{s:?}");
+        }
+        let e = Normalizer::from_settings(&settings(None, Some("w3lib")).with_nfc(true));
+        assert!(e.unwrap_err().to_string().contains("--nfc does not apply"));
+        let e = settings(None, Some("wayback@2")).to_options().unwrap_err();
+        assert!(e.to_string().contains("wayback@1, w3lib, w3lib@1"), "{e}");
     }
 
     #[test]

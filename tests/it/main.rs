@@ -18,6 +18,7 @@ mod golden;
 mod hostile;
 mod key_options;
 mod limits;
+mod migrate;
 mod no_record_lost;
 mod properties;
 mod protocol;

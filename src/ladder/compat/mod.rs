@@ -16,10 +16,9 @@
 //! data they use; what this module cannot reproduce is listed with its reason on the
 //! profile's page.
 
-#![allow(dead_code)] // wired into the normalizer in the next commits
-
 use crate::ladder::trace::{record_step, Tracer};
 
+#[allow(dead_code)] // until the profiles call it
 mod pyidna;
 pub(crate) mod w3lib;
 pub(crate) mod wayback;
@@ -47,6 +46,7 @@ pub(crate) struct Refusal {
 /// Where a profile reports the steps that changed a record, for `--explain`: one call per
 /// step that ran, with the text before and after it (a step that changed nothing is dropped
 /// by the recorder). A run that does not explain pays one test per step.
+#[allow(dead_code)] // until the profiles call it
 pub(crate) trait Steps {
     /// Whether steps are recorded (the profile may skip building `before`/`after` when not).
     fn on(&self) -> bool;
@@ -74,7 +74,10 @@ impl Steps for Tracer<'_> {
     #[inline(always)]
     fn step(&mut self, component: &'static str, rule: &'static str, before: &[u8], after: &[u8]) {
         if let Some(steps) = self.steps.as_deref_mut() {
-            let (b, a) = (String::from_utf8_lossy(before), String::from_utf8_lossy(after));
+            let (b, a) = (
+                String::from_utf8_lossy(before),
+                String::from_utf8_lossy(after),
+            );
             record_step(steps, component, rule, &b, &a);
         }
     }
@@ -88,7 +91,42 @@ pub(crate) struct CompatScratch {
     pub(crate) w3lib: w3lib::Scratch,
 }
 
+/// The names `--profile` takes for the compatibility profiles, and the profile each names:
+/// the unversioned name stands for the newest version.
+const NAMES: &[(&str, Compat)] = &[
+    ("wayback", Compat::Wayback1),
+    ("wayback@1", Compat::Wayback1),
+    ("w3lib", Compat::W3lib1),
+    ("w3lib@1", Compat::W3lib1),
+];
+
 impl Compat {
+    /// The profile `--profile NAME` names, if it is a compatibility profile.
+    pub fn from_name(name: &str) -> Option<Compat> {
+        NAMES.iter().find(|(n, _)| *n == name).map(|&(_, c)| c)
+    }
+
+    /// Every name `--profile` takes for a compatibility profile.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        NAMES.iter().map(|&(n, _)| n)
+    }
+
+    /// The versioned name (`wayback@1`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Compat::Wayback1 => "wayback@1",
+            Compat::W3lib1 => "w3lib@1",
+        }
+    }
+
+    /// The call of the peer whose keys the profile reproduces, for messages and docs.
+    pub fn peer(self) -> &'static str {
+        match self {
+            Compat::Wayback1 => "surt.surt(url) of surt 0.3.1",
+            Compat::W3lib1 => "w3lib.url.canonicalize_url(url) of w3lib 2.5.0",
+        }
+    }
+
     /// Appends the key of the record `record` (its bytes as read, without the line
     /// terminator) to `out`; on refusal `out` is left as it was.
     pub(crate) fn write_key(

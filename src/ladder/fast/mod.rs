@@ -305,7 +305,8 @@ impl FastPath {
             .flatten()
             .all(|r| FastScheme::of(r) != FastScheme::Ladder);
         FastPath {
-            enabled: shortcuts,
+            // A compatibility profile's key is never the record as it is.
+            enabled: shortcuts && o.compat.is_none(),
             string_level: o.level == Level::String,
             scheme_rows,
             iri: o.form == Form::Iri,

@@ -23,6 +23,7 @@ use std::borrow::Cow;
 use crate::iri::error::{Error, ErrorKind};
 use crate::iri::parse::IriRef;
 use crate::iri::repair::Repair;
+use crate::ladder::compat::Compat;
 use crate::ladder::fast::FastPath;
 use crate::ladder::options::{Level, Options};
 use crate::ladder::protocol::Rules;
@@ -83,6 +84,9 @@ impl Normalizer {
             return Err(SettingsError::new(
                 "--rules and --profile apply only at --level protocol",
             ));
+        }
+        if let Some(compat) = options.compat {
+            check_compat(compat, &options)?;
         }
         Ok(Normalizer {
             fast: FastPath::new(&options),
@@ -252,6 +256,31 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
         bidi_warnings: false,
     };
     Ok(n.normalize(a)? == n.normalize(b)?)
+}
+
+/// Checks that `o`, which selects the compatibility profile `compat`, asks for nothing else: the profile is
+/// the peer with its defaults, so any other key option would be silently ignored.
+fn check_compat(compat: Compat, o: &Options) -> Result<(), SettingsError> {
+    let extra = [
+        (o.level != Level::Protocol, "--level below protocol"),
+        (o.form != compat.form(), "another --form"),
+        (o.rules.is_some(), "--rules"),
+        (o.drop_fragment, "--drop-fragment"),
+        (o.nfc, "--nfc"),
+        (o.absolute, "--absolute"),
+        (o.base.is_some(), "--base"),
+        (o.surt_scheme, "--surt-scheme"),
+        (o.strict, "--strict"),
+    ];
+    match extra.iter().find(|(set, _)| *set) {
+        None => Ok(()),
+        Some((_, what)) => Err(SettingsError::new(format!(
+            "--profile {} writes the keys of {} with its defaults, in --form {}: {what} does not apply",
+            compat.name(),
+            compat.peer(),
+            compat.form().name(),
+        ))),
+    }
 }
 
 #[cfg(test)]

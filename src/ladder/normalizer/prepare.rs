@@ -3,8 +3,9 @@
 //! Python package), with the lenient repairs (SPEC §3) and the fast path (SPEC §8) in one
 //! order everywhere.
 
-use crate::iri::error::{self, Error};
+use crate::iri::error::{self, Error, ErrorKind};
 use crate::iri::repair::{self, Repair, RepairKind};
+use crate::ladder::compat::Compat;
 use crate::ladder::fast::Shape;
 use crate::ladder::normalizer::rungs::push_adding_slash;
 use crate::ladder::normalizer::scratch::{with_scratch, Scratch};
@@ -68,6 +69,9 @@ impl Normalizer {
             mut ask_fast,
             steps,
         } = entry;
+        if let Some(compat) = self.options.compat {
+            return enter_compat(compat, raw, out, notes, steps);
+        }
         let tracing = steps.is_some();
         if ask_fast && !tracing && !self.rewrites() {
             // Its own key, told without the thread's buffers; else not asked again.
@@ -219,6 +223,35 @@ impl Normalizer {
         }
         r
     }
+}
+
+/// The key of a raw record under a compatibility profile: the peer's own handling of the
+/// record as read (it trims and repairs in its own way), but for a NUL, which is an error
+/// everywhere (SPEC §2). A record the peer refuses is a syntax error carrying the peer's
+/// reason, at the column where the refused part starts.
+fn enter_compat(
+    compat: Compat,
+    raw: &[u8],
+    out: &mut String,
+    notes: &mut Notes,
+    steps: Option<&mut Vec<Step>>,
+) -> Result<(), Error> {
+    if memchr::memchr(0, raw).is_some() {
+        return Err(error::with_nul_first(
+            raw,
+            Error::new(ErrorKind::Nul, 0, "NUL byte"),
+        ));
+    }
+    let mut trace = Tracer {
+        steps,
+        warnings: &mut notes.warnings,
+    };
+    with_scratch(|scratch| compat.write_key(raw, out, &mut scratch.compat, &mut trace)).map_err(
+        |refusal| {
+            let column = error::unit_column(raw, refusal.at);
+            Error::new(ErrorKind::Syntax, column, refusal.message)
+        },
+    )
 }
 
 /// Whether `a` and `b` are the same slice of one text (not merely equal strings).

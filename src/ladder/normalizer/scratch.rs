@@ -3,6 +3,7 @@
 
 use std::cell::RefCell;
 
+use crate::ladder::compat::CompatScratch;
 use crate::ladder::protocol::RuleKind;
 
 /// Buffers reused by every record a thread normalizes, so the hot path allocates nothing
@@ -15,6 +16,8 @@ pub(super) struct Scratch {
     pub(super) key: KeyBuffers,
     /// The record after the lenient repairs.
     pub(super) repaired: String,
+    /// The buffers of the compatibility profiles.
+    pub(super) compat: CompatScratch,
 }
 
 /// The texts a record may be re-read from.
