@@ -32,6 +32,8 @@
 #   surt-scheme   real URLs, --form surt --surt-scheme (SURTs with their scheme)
 #   crawler-surt  real URLs, --profile crawler --form surt (a crawler's SURT keys)
 #   crawler-unique real URLs, --profile crawler --unique (crawler URL dedup)
+#   wayback       real URLs, --profile wayback (surt.surt's keys, as CDX indexes hold them)
+#   w3lib         real URLs, --profile w3lib (canonicalize_url's keys, Scrapy's)
 # The programs and modes run under names of their own: irinorm-1t-MODE, irinorm-all-MODE,
 # floor-INPUT and ada-url-INPUT (for the real input: irinorm-1t, irinorm-all, floor, ada-url).
 #

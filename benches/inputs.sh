@@ -13,7 +13,7 @@
 #                 percent-encoded or as A-labels, repeated.
 #
 # Modes (bench_mode_args: the `irinorm normalize` options; bench_mode_input: the input):
-bench_modes_all="uri iri crawler surt jsonl surt-jsonl noncanonical iri-heavy iri-heavy-iri surt-scheme crawler-surt crawler-unique"
+bench_modes_all="uri iri crawler surt jsonl surt-jsonl noncanonical iri-heavy iri-heavy-iri surt-scheme crawler-surt crawler-unique wayback w3lib"
 declare -A bench_mode_args=(
     [uri]="--level scheme --form uri"
     [iri]="--level scheme --form iri"
@@ -27,11 +27,14 @@ declare -A bench_mode_args=(
     [surt-scheme]="--level scheme --form surt --surt-scheme"
     [crawler-surt]="--level protocol --profile crawler --form surt"
     [crawler-unique]="--level protocol --profile crawler --unique"
+    [wayback]="--profile wayback"
+    [w3lib]="--profile w3lib"
 )
 declare -A bench_mode_input=(
     [uri]=real [iri]=real [crawler]=real [surt]=real [jsonl]=real [surt-jsonl]=real
     [noncanonical]=noncanonical [iri-heavy]=iri-heavy [iri-heavy-iri]=iri-heavy
     [surt-scheme]=real [crawler-surt]=real [crawler-unique]=real
+    [wayback]=real [w3lib]=real
 )
 declare -A bench_input_about=(
     [real]="real URLs"

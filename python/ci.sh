@@ -29,6 +29,8 @@ else
   "$venv/bin/python" -m pip install --quiet --upgrade pip
   # pandas<3: PySpark 4 warns on pandas 3.
   "$venv/bin/python" -m pip install --quiet maturin pyarrow 'pandas<3' pyspark 'dask[dataframe]' polars duckdb pytest
+  # The oracles of the compatibility profiles, pinned (python/tests/test_compat_oracles.py).
+  "$venv/bin/python" -m pip install --quiet surt==0.3.1 w3lib==2.5.0
 
   echo "== pip install ./python"
   "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps ./python

@@ -4,7 +4,8 @@
 1. `normalize_arrow` at one thread: rows per CPU second over the "21 MB corpus" (every
    `../shared/corpora/*.txt` concatenated, again and again, until at least 21 MB; written
    to a temporary file at run time), in several key modes, and at 2 threads (wall time).
-2. The Python canonicalizers a user might call instead, per row, on the same rows:
+2. The Python canonicalizers a user might call instead, per row, on the same rows (and the
+   compatibility profiles against the two peers they reproduce, `--skip compat` to omit):
    `w3lib.url.canonicalize_url`, `surt.surt` and `urlcanon.whatwg` (+ `urlcanon`'s
    "semantic" canonicalizer), each in one Python loop, against irinorm's per-row cost.
 3. Spark (local): the wall time of `irinorm.spark.key_column` over the Arrow transport floor,
@@ -86,6 +87,8 @@ MODES = [
     ("scheme, surt", dict(form="surt"), ["--form", "surt"]),
     ("crawler profile, uri", dict(profile="crawler"), ["--profile", "crawler"]),
     ("crawler profile, surt", dict(profile="crawler", form="surt"), ["--profile", "crawler", "--form", "surt"]),
+    ("wayback profile (surt.surt's keys)", dict(profile="wayback"), ["--profile", "wayback"]),
+    ("w3lib profile (canonicalize_url's keys)", dict(profile="w3lib"), ["--profile", "w3lib"]),
 ]
 
 
@@ -175,6 +178,42 @@ def bench_peers(records: list, rows: int, repeat: int) -> list:
     return out
 
 
+def bench_compat(records: list, rows: int, repeat: int) -> list:
+    """Per row, one thread: each compatibility profile's `normalize_arrow` against the
+    peer whose keys it reproduces, called in a Python loop, on the same rows; with the
+    rows on which the two keys agree (an exception of the peer agrees with a null key)."""
+    urls = records[:rows]
+    arr = pa.array(urls, pa.string())
+    out = []
+    peers = []
+    try:
+        import surt
+
+        peers.append(("wayback", "surt `surt.surt`", surt.surt))
+    except ImportError:
+        print("surt is not installed: skipped", file=sys.stderr)
+    try:
+        from w3lib.url import canonicalize_url
+
+        peers.append(("w3lib", "w3lib `canonicalize_url`", canonicalize_url))
+    except ImportError:
+        print("w3lib is not installed: skipped", file=sys.stderr)
+    for profile, peer_name, peer in peers:
+        n = irinorm.Normalizer(profile=profile)
+        ours_ns = best_cpu(lambda: n.normalize_arrow(arr), repeat) / len(urls) * 1e9
+        peer_ns, _ = per_row(peer, urls, repeat)
+
+        def key(u):
+            try:
+                return peer(u)
+            except Exception:
+                return None
+
+        agree = sum(a == key(u) for a, u in zip(n.normalize_arrow(arr).to_pylist(), urls))
+        out.append((profile, ours_ns, peer_name, peer_ns, agree))
+    return out
+
+
 def bench_spark(records: list, out_dir: Path, repeat: int, master: str, batch: int) -> dict:
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -242,7 +281,7 @@ def main(argv=None):
     p.add_argument("--spark-copies", type=int, default=4, help="Spark runs on the rows this many times over")
     p.add_argument("--cli", type=Path, default=REPO / "target" / "release" / "irinorm",
                    help="the irinorm CLI to time on the same file (skipped when absent)")
-    p.add_argument("--skip", action="append", default=[], choices=["arrow", "threads", "peers", "spark"])
+    p.add_argument("--skip", action="append", default=[], choices=["arrow", "threads", "peers", "compat", "spark"])
     args = p.parse_args(argv)
 
     with tempfile.TemporaryDirectory(prefix="irinorm-bench-") as tmp:
@@ -276,6 +315,13 @@ def main(argv=None):
             base = results[0][1]
             for name, ns, failures in results:
                 print(f"| {name} | {ns:,.0f} ({ns / base:.1f}x) | {failures} |")
+            print()
+        if "compat" not in args.skip:
+            rows = min(args.peer_rows, len(records))
+            print(f"| compatibility profile, first {rows} rows, 1 thread | irinorm `normalize_arrow` ns per row | peer | peer ns per row (Python loop) | speed-up | rows agreeing |")
+            print("|---|---:|---|---:|---:|---:|")
+            for profile, ours, peer_name, theirs, agree in bench_compat(records, rows, args.repeat):
+                print(f"| `{profile}` | {ours:,.0f} | {peer_name} | {theirs:,.0f} | {theirs / ours:.0f}x | {agree}/{rows} |")
             print()
         if "spark" not in args.skip:
             spark_rows = records * args.spark_copies

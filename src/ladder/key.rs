@@ -27,40 +27,19 @@ impl<'o> KeyWriter<'o> {
         KeyWriter { options, policy }
     }
 
-    /// Writes the key of a parsed, valid reference at the syntax or scheme rung.
+    /// Writes the key of a parsed, valid reference at the syntax or scheme rung, and, where
+    /// `LAYOUT` says, returns where the key's components lie in it ([`Layout`], offsets from
+    /// where the key starts in `out`; `None` for a key of `u32::MAX` bytes or more, which the
+    /// parser refuses too), so that the work after the scheme rung need not split it again.
     /// `scratch` is a buffer the writer reuses, so that a record takes no allocation of its
     /// own: for the `iri` form's A-label side of a host, then for the path.
-    pub(crate) fn write_key(
-        &self,
-        view: &IriRef<'_>,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) {
-        self.write_key_recording::<false>(view, out, scratch, trace);
-    }
-
-    /// [`KeyWriter::write_key`], returning where the key's components lie in it
-    /// ([`Layout`], offsets from where the key starts in `out`; `None` for a key of
-    /// `u32::MAX` bytes or more, which the parser refuses too), so that the work after the
-    /// scheme rung need not split it again.
-    pub(crate) fn write_laid_out_key(
-        &self,
-        view: &IriRef<'_>,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) -> Option<Layout> {
-        self.write_key_recording::<true>(view, out, scratch, trace)
-    }
-
-    /// [`KeyWriter::write_key`], recording the key's layout where `LAYOUT` says (the work
-    /// of recording is compiled out of the writer that does not). Each form is one function,
-    /// with the helpers below inlined into it whole (`#[inline(always)]`): left to the
-    /// compiler, the helpers with two callers go out of line, which costs every
+    ///
+    /// The work of recording is compiled out of the writer that does not. Each form is one
+    /// function, with the helpers below inlined into it whole (`#[inline(always)]`): left to
+    /// the compiler, the helpers with two callers go out of line, which costs every
     /// non-canonical record more than the recording does.
     #[inline(never)]
-    fn write_key_recording<const LAYOUT: bool>(
+    pub(crate) fn write_key<const LAYOUT: bool>(
         &self,
         view: &IriRef<'_>,
         out: &mut String,
@@ -76,14 +55,21 @@ impl<'o> KeyWriter<'o> {
             let colon = rec.at(out) - 1;
             rec.mark(|l| l.scheme_end = Some(colon));
         }
+        let mut j = Job {
+            view,
+            rule,
+            out,
+            scratch,
+            trace,
+        };
         if view.authority().is_some() {
-            self.write_authority(view, rule, out, scratch, trace, &mut rec);
+            self.write_authority(&mut j, &mut rec);
         }
-        let path = rec.at(out);
-        self.write_path(view, rule, out, scratch, trace);
-        rec.mark_span(path, out, |l, span| l.path = span);
-        self.write_query_fragment(view, out, trace, &mut rec);
-        rec.finish(out)
+        let path = rec.at(j.out);
+        self.write_path(&mut j);
+        rec.mark_span(path, j.out, |l, span| l.path = span);
+        self.write_query_fragment(view, j.out, j.trace, &mut rec);
+        rec.finish(j.out)
     }
 
     /// `?` and the query, `#` and the fragment (unless it is dropped), with where they lie.
@@ -147,88 +133,77 @@ impl<'o> KeyWriter<'o> {
     #[inline(always)]
     fn write_authority<const LAYOUT: bool>(
         &self,
-        view: &IriRef<'_>,
-        rule: Option<&SchemeRule>,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
+        j: &mut Job<'_, '_, '_>,
         rec: &mut Recorder<LAYOUT>,
     ) {
-        out.push_str("//");
-        let authority = rec.at(out);
-        if let Some(u) = view.userinfo() {
-            let start = out.len();
-            let userinfo = rec.at(out);
-            recode(view, Component::Userinfo, u, self.policy, out);
-            note(trace, "userinfo", "percent-encoding", u, &out[start..]);
-            rec.mark_span(userinfo, out, |l, span| l.userinfo = Some(span));
-            out.push('@');
+        j.out.push_str("//");
+        let authority = rec.at(j.out);
+        if let Some(u) = j.view.userinfo() {
+            let start = j.out.len();
+            let userinfo = rec.at(j.out);
+            recode(j.view, Component::Userinfo, u, self.policy, j.out);
+            note(j.trace, "userinfo", "percent-encoding", u, &j.out[start..]);
+            rec.mark_span(userinfo, j.out, |l, span| l.userinfo = Some(span));
+            j.out.push('@');
         }
-        let host = rec.at(out);
-        self.write_host(view, rule, out, scratch, trace);
-        rec.mark_span(host, out, |l, span| l.host = span);
-        match view.port() {
+        let host = rec.at(j.out);
+        self.write_host(j);
+        rec.mark_span(host, j.out, |l, span| l.host = span);
+        match j.view.port() {
             None => {}
-            Some("") => note(trace, "port", "empty-port", ":", ""),
+            Some("") => note(j.trace, "port", "empty-port", ":", ""),
             Some(p) => {
-                let start = out.len();
+                let start = j.out.len();
                 // Past the `:`, where one is written. (Wrapping: wrong only in a key too long
                 // for its layout to be returned.)
-                let port = rec.at(out).wrapping_add(1);
-                match rule {
-                    Some(r) => scheme::write_port(r, p, out),
+                let port = rec.at(j.out).wrapping_add(1);
+                match j.rule {
+                    Some(r) => scheme::write_port(r, p, j.out),
                     None => {
-                        out.push(':');
-                        out.push_str(p);
+                        j.out.push(':');
+                        j.out.push_str(p);
                     }
                 }
-                if out.len() > start {
-                    rec.mark_span(port, out, |l, span| l.port = Some(span));
+                if j.out.len() > start {
+                    rec.mark_span(port, j.out, |l, span| l.port = Some(span));
                 }
-                if trace.is_some() {
+                if j.trace.is_some() {
                     let before = format!(":{p}");
-                    let after = out[start..].to_owned();
-                    note(trace, "port", "default-port", &before, &after);
+                    let after = j.out[start..].to_owned();
+                    note(j.trace, "port", "default-port", &before, &after);
                 }
             }
         }
-        rec.mark_span(authority, out, |l, span| l.authority = Some(span));
+        rec.mark_span(authority, j.out, |l, span| l.authority = Some(span));
     }
 
     /// The host: a registered name (IDNA at the scheme rung for DNS schemes), or an IP
     /// literal (RFC 5952 text for IPv6 at the scheme rung).
     #[inline(always)]
-    fn write_host(
-        &self,
-        view: &IriRef<'_>,
-        rule: Option<&SchemeRule>,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) {
-        let h = view.host().unwrap_or("");
-        let start = out.len();
-        match view.host_kind() {
-            HostKind::RegName => self.write_reg_name(view, rule, out, scratch, trace),
-            HostKind::Ipv4 => out.push_str(h),
+    fn write_host(&self, j: &mut Job<'_, '_, '_>) {
+        let h = j.view.host().unwrap_or("");
+        let start = j.out.len();
+        match j.view.host_kind() {
+            HostKind::RegName => self.write_reg_name(j),
+            HostKind::Ipv4 => j.out.push_str(h),
             HostKind::Ipv6 => {
                 let inner = &h[1..h.len() - 1];
-                match (rule, host::parse_ipv6(inner)) {
+                match (j.rule, host::parse_ipv6(inner)) {
                     (Some(_), Some(addr)) => {
-                        out.push('[');
-                        host::write_ipv6_rfc5952(&addr, out);
-                        out.push(']');
-                        note(trace, "host", "ipv6-rfc5952", h, &out[start..]);
+                        j.out.push('[');
+                        host::write_ipv6_rfc5952(&addr, j.out);
+                        j.out.push(']');
+                        note(j.trace, "host", "ipv6-rfc5952", h, &j.out[start..]);
                     }
                     _ => {
-                        host::lowercase_ip_literal(h, out);
-                        note(trace, "host", "case", h, &out[start..]);
+                        host::lowercase_ip_literal(h, j.out);
+                        note(j.trace, "host", "case", h, &j.out[start..]);
                     }
                 }
             }
             HostKind::IpvFuture => {
-                host::lowercase_ip_literal(h, out);
-                note(trace, "host", "case", h, &out[start..]);
+                host::lowercase_ip_literal(h, j.out);
+                note(j.trace, "host", "case", h, &j.out[start..]);
             }
         }
     }
@@ -237,18 +212,10 @@ impl<'o> KeyWriter<'o> {
     /// its syntax form, with a warning: SPEC §4), otherwise case and percent-encoding; then
     /// `file://localhost` becomes `file://` (RFC 8089 §2).
     #[inline(always)]
-    fn write_reg_name(
-        &self,
-        view: &IriRef<'_>,
-        rule: Option<&SchemeRule>,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) {
-        let h = view.host().unwrap_or("");
-        let start = out.len();
-        let idna_done =
-            rule.is_some_and(|r| r.dns_host) && self.write_dns_host(view, out, scratch, trace);
+    fn write_reg_name(&self, j: &mut Job<'_, '_, '_>) {
+        let h = j.view.host().unwrap_or("");
+        let start = j.out.len();
+        let idna_done = j.rule.is_some_and(|r| r.dns_host) && self.write_dns_host(j);
         if !idna_done {
             // RFC 3987 §5.3.2.1: only a host that is US-ASCII once decoded is lowercased
             // here; the scheme rung's IDNA handles the others.
@@ -256,45 +223,48 @@ impl<'o> KeyWriter<'o> {
                 lowercase: !percent::has_non_ascii(h),
                 ..self.policy
             };
-            percent::recode(h, p, out);
-            note(trace, "host", "case and percent-encoding", h, &out[start..]);
+            percent::recode(h, p, j.out);
+            note(
+                j.trace,
+                "host",
+                "case and percent-encoding",
+                h,
+                &j.out[start..],
+            );
         }
         // Asked only of a row that may drop a host: most records are not `file:`.
-        let drops = rule.filter(|r| scheme::may_drop_host(r)).is_some_and(|r| {
-            let port = view.port().map(str::as_bytes);
-            scheme::drops_host(r, &out.as_bytes()[start..], port)
-        });
-        if drops && view.userinfo().is_none() {
-            out.truncate(start);
-            note(trace, "host", "file-localhost", "localhost", "");
+        let drops = j
+            .rule
+            .filter(|r| scheme::may_drop_host(r))
+            .is_some_and(|r| {
+                let port = j.view.port().map(str::as_bytes);
+                scheme::drops_host(r, &j.out.as_bytes()[start..], port)
+            });
+        if drops && j.view.userinfo().is_none() {
+            j.out.truncate(start);
+            note(j.trace, "host", "file-localhost", "localhost", "");
         }
     }
 
     /// A DNS host through IDNA, in the key's form; `false`, with nothing written and a
     /// warning noted, when IDNA rejects it.
     #[inline(always)]
-    fn write_dns_host(
-        &self,
-        view: &IriRef<'_>,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) -> bool {
-        let h = view.host().unwrap_or("");
-        let start = out.len();
+    fn write_dns_host(&self, j: &mut Job<'_, '_, '_>) -> bool {
+        let h = j.view.host().unwrap_or("");
+        let start = j.out.len();
         // A valid LDH host is its own A-label and U-label form: lowercased, without UTS #46
         // (the parser has seen its bytes; only the label shapes are left to check).
-        let ok = (view.host_is_ldh_bytes() && host::write_ldh_host(h, out))
+        let ok = (j.view.host_is_ldh_bytes() && host::write_ldh_host(h, j.out))
             || match self.options.form {
-                Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, out).is_ok(),
-                Form::Iri => write_unicode_host(h, out, scratch),
+                Form::Uri | Form::Surt => host::dns_host(h, HostForm::Ascii, j.out).is_ok(),
+                Form::Iri => write_unicode_host(h, j.out, j.scratch),
             };
         if ok {
-            note(trace, "host", "idna", h, &out[start..]);
+            note(j.trace, "host", "idna", h, &j.out[start..]);
         } else {
-            trace.warnings.push(Warning::new(
+            j.trace.warnings.push(Warning::new(
                 WarningKind::Idna,
-                host_column(view),
+                host_column(j.view),
                 "the host fails IDNA processing; its syntax form is kept",
             ));
         }
@@ -304,51 +274,55 @@ impl<'o> KeyWriter<'o> {
     /// The path: percent-encoding, dot segments (RFC 3986 §6.2.2.3, §5.2.4), the guard that
     /// keeps a path from being read as an authority, and the scheme's own path rules.
     #[inline(always)]
-    fn write_path(
-        &self,
-        view: &IriRef<'_>,
-        rule: Option<&SchemeRule>,
-        out: &mut String,
-        scratch: &mut String,
-        trace: &mut Tracer<'_>,
-    ) {
-        let p = view.path();
-        let has_authority = view.authority().is_some();
-        let start = out.len();
+    fn write_path(&self, j: &mut Job<'_, '_, '_>) {
+        let p = j.view.path();
+        let has_authority = j.view.authority().is_some();
+        let start = j.out.len();
         // Dot segments go from any path that resolution would clean; a relative-path
         // reference keeps its dots (SPEC §3), since their meaning depends on the base.
-        let remove_dots = path::removes_dot_segments(view.is_absolute(), has_authority, p);
-        if remove_dots && view.is_plain(Component::Path) && p.contains('.') {
+        let remove_dots = path::removes_dot_segments(j.view.is_absolute(), has_authority, p);
+        if remove_dots && j.view.is_plain(Component::Path) && p.contains('.') {
             // Nothing to recode (so no `%2E` to decode): the dots go straight from the record.
-            path::remove_dot_segments(p, out);
-            note(trace, "path", "dot-segments", p, &out[start..]);
+            path::remove_dot_segments(p, j.out);
+            note(j.trace, "path", "dot-segments", p, &j.out[start..]);
         } else {
-            recode(view, Component::Path, p, self.policy, out);
-            note(trace, "path", "percent-encoding", p, &out[start..]);
+            recode(j.view, Component::Path, p, self.policy, j.out);
+            note(j.trace, "path", "percent-encoding", p, &j.out[start..]);
             // Decoding may have made dots (`%2E`): the recoded path is where to look.
-            if remove_dots && path::has_dot_segments(&out[start..]) {
-                scratch.clear();
-                scratch.push_str(&out[start..]);
-                out.truncate(start);
-                path::remove_dot_segments(scratch, out);
-                note(trace, "path", "dot-segments", scratch, &out[start..]);
+            if remove_dots && path::has_dot_segments(&j.out[start..]) {
+                j.scratch.clear();
+                j.scratch.push_str(&j.out[start..]);
+                j.out.truncate(start);
+                path::remove_dot_segments(j.scratch, j.out);
+                note(j.trace, "path", "dot-segments", j.scratch, &j.out[start..]);
             }
         }
-        if !has_authority && out[start..].starts_with("//") {
+        if !has_authority && j.out[start..].starts_with("//") {
             // Without an authority, a path starting with "//" would be re-read as one.
-            out.insert_str(start, "/.");
+            j.out.insert_str(start, "/.");
             note(
-                trace,
+                j.trace,
                 "path",
                 "authority-guard",
-                &out[start + 2..],
-                &out[start..],
+                &j.out[start + 2..],
+                &j.out[start..],
             );
         }
-        if let Some(r) = rule {
-            write_scheme_path(r, has_authority, start, out, trace);
+        if let Some(r) = j.rule {
+            write_scheme_path(r, has_authority, start, j.out, j.trace);
         }
     }
+}
+
+/// One key being written: the parsed record, its row of the scheme table (at the scheme
+/// rung), and where the key, the writer's scratch text and the reports go.
+struct Job<'j, 'v, 't> {
+    view: &'j IriRef<'v>,
+    rule: Option<&'static SchemeRule>,
+    out: &'j mut String,
+    /// A buffer reused from key to key (see [`KeyWriter::write_key`]).
+    scratch: &'j mut String,
+    trace: &'j mut Tracer<'t>,
 }
 
 /// A [`Layout`] recorded as a key is written from `base` on in its buffer, where `ON`
@@ -534,7 +508,7 @@ mod tests {
                         // Written after other text: the layout is the key's own.
                         let mut out = String::from("before ");
                         let layout =
-                            writer.write_laid_out_key(&view, &mut out, &mut scratch, &mut trace);
+                            writer.write_key::<true>(&view, &mut out, &mut scratch, &mut trace);
                         let key = &out["before ".len()..];
                         let split = IriRef::split_valid(key).expect(key);
                         let laid_out = IriRef::laid_out(key, layout.expect(key));

@@ -63,6 +63,8 @@ pub struct Normalizer {
     fast: FastPath,
     /// Records are checked against the bidi rules of RFC 3987 §4.2, for warnings.
     bidi_warnings: bool,
+    /// [`Options::rewrites_after_scheme_rung`], asked of every record, answered once.
+    rewrites: bool,
 }
 
 impl Normalizer {
@@ -90,6 +92,7 @@ impl Normalizer {
         }
         Ok(Normalizer {
             fast: FastPath::new(&options),
+            rewrites: options.rewrites_after_scheme_rung(),
             options,
             bidi_warnings: true,
         })
@@ -101,7 +104,7 @@ impl Normalizer {
     /// ([`Normalizer::write_own_key`]).
     #[inline]
     pub(crate) fn rewrites(&self) -> bool {
-        self.options.rewrites_after_scheme_rung()
+        self.rewrites
     }
 
     /// The options this normalizer was built with.
@@ -252,6 +255,7 @@ pub fn equivalent(a: &str, b: &str, level: Level) -> Result<bool, Error> {
     let options = Options::default().with_level(level);
     let n = Normalizer {
         fast: FastPath::new(&options),
+        rewrites: options.rewrites_after_scheme_rung(),
         options,
         bidi_warnings: false,
     };

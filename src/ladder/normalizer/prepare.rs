@@ -69,11 +69,13 @@ impl Normalizer {
             mut ask_fast,
             steps,
         } = entry;
-        if let Some(compat) = self.options.compat {
-            return enter_compat(compat, raw, out, notes, steps);
-        }
         let tracing = steps.is_some();
-        if ask_fast && !tracing && !self.rewrites() {
+        if self.rewrites() {
+            // A compatibility profile rewrites every record, in its own way.
+            if let Some(compat) = self.options.compat {
+                return enter_compat(compat, raw, out, notes, steps);
+            }
+        } else if ask_fast && !tracing {
             // Its own key, told without the thread's buffers; else not asked again.
             if let Some(t) = text.filter(|t| self.fast.accepts(t)) {
                 out.push_str(t);

@@ -38,11 +38,11 @@ impl Normalizer {
         let writer = KeyWriter::new(o);
         let b = &mut scratch.key;
         if !self.rewrites() {
-            writer.write_key(&view, out, &mut b.path, trace);
+            writer.write_key::<false>(&view, out, &mut b.path, trace);
             return Ok(());
         }
         b.key.clear();
-        let layout = writer.write_laid_out_key(&view, &mut b.key, &mut b.path, trace);
+        let layout = writer.write_key::<true>(&view, &mut b.key, &mut b.path, trace);
         self.after_scheme_rung(&writer, b, layout, out, trace);
         Ok(())
     }
@@ -355,7 +355,7 @@ pub(super) fn apply_rules(
         };
         b.after.clear();
         // Either way `b.key` ends up with the text the writer wrote.
-        layout = writer.write_laid_out_key(&again, &mut b.after, &mut b.path, trace);
+        layout = writer.write_key::<true>(&again, &mut b.after, &mut b.path, trace);
         if b.after == b.key {
             break;
         }
