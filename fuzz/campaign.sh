@@ -35,7 +35,7 @@ while getopts "t:s:w:" opt; do
 done
 shift $((OPTIND - 1))
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(parse normalize convert resolve engine)
+[ ${#targets[@]} -eq 0 ] && targets=(parse normalize convert resolve engine compat)
 case $sanitizer in none | address) ;; *) echo "sanitizer: none or address" >&2; exit 2 ;; esac
 
 # The committed corpus of a target may take this many KiB at most; an input this many bytes.
@@ -143,7 +143,7 @@ for m in re.finditer(r"^\| \d{4}-\d\d-\d\d \| `(\w+)` \| (\w+) \| \d+ \| (\d+) \
     row[0] += runs
     row[1] += secs
     row[2] += runs if san == "address" else 0
-order = ["parse", "normalize", "convert", "resolve", "engine"]
+order = ["parse", "normalize", "convert", "resolve", "engine", "compat"]
 lines = ["| target | executions | of them under ASan | seconds |", "|---|---:|---:|---:|"]
 for t in sorted(totals, key=lambda t: order.index(t) if t in order else 99):
     runs, secs, asan = totals[t]

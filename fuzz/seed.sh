@@ -100,7 +100,7 @@ def write(target, items):
             f.write(it)
     print(f"{d}: {len(seen)} seeds")
 
-for t in ("parse", "normalize", "convert"):
+for t in ("parse", "normalize", "convert", "compat"):
     write(t, records)
 write("resolve", pairs)
 write("engine", engine)
