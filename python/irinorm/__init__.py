@@ -251,17 +251,37 @@ def _cached(state: Tuple[Tuple[str, Any], ...]) -> Normalizer:
     return Normalizer._from_state(dict(state))
 
 
+@lru_cache(maxsize=64)
+def _cached_by_options(items: Tuple[Tuple[str, Any], ...]) -> Normalizer:
+    return Normalizer(**dict(items))
+
+
 def _normalizer_for(options: dict) -> Normalizer:
-    """A normalizer for these options, reused between calls with the same options (a rules
-    file is read at each call, so an edited file is seen)."""
+    """A normalizer for these options, reused between calls with the same options. Options
+    without a rules file are looked up as given (no checking, no defaults filled in: a
+    module-level call costs a dict lookup, not a normalizer); with one, the file is read at
+    each call, so an edited file is seen."""
+    if options.get("rules") is None:
+        try:
+            return _cached_by_options(tuple(sorted(options.items())))
+        except TypeError:  # an unhashable value: checked (and refused) below
+            pass
     return _cached(tuple(_state(options).items()))
 
 
-@_with_key_options
+@functools.partial(_with_key_options, checked=False)
 def normalize(url: Optional[str], **options: Any) -> Optional[str]:
     """The key of one record, or None when it is invalid (or None). The options are those of
     :class:`Normalizer`; for many records build one and use its methods."""
+    if not options:
+        return _default_normalizer().normalize(url)
+    # An unknown option is refused when its normalizer is built (not looked up again).
     return _normalizer_for(options).normalize(url)
+
+
+@lru_cache(maxsize=1)
+def _default_normalizer() -> Normalizer:
+    return Normalizer()
 
 
 @functools.partial(_with_key_options, checked=False)
