@@ -1,18 +1,994 @@
-//! Placeholder for the `wayback` compatibility profile.
+//! The `wayback@1` compatibility profile: the key `surt.surt(url)` gives with its defaults,
+//! in the `surt` Python package 0.3.1 on Python 3.11.7, byte for byte (docs/compat-wayback.md).
+//!
+//! The peer's chain, each step here named after the peer's function:
+//!
+//! 1. `handyurl.parse` ([`parse`]): `strip()`, `\n\r\t` removed, `http://` added when no
+//!    scheme, repeated `http(s)://` prefixes collapsed, the RFC 2396 regex split, then
+//!    Python's `SplitResultBytes` `.port` (a `ValueError` here is a [`Refusal`]) and
+//!    `.hostname` (after the last `@`, brackets removed, lowercased up to a `%`), and the
+//!    `http:////host` repair;
+//! 2. `GoogleURLCanonicalizer.canonicalize` ([`google_canonicalize`]): the fragment
+//!    dropped, the query unescaped repeatedly and escaped once, the host unescaped, IDNA'd
+//!    if not ASCII (Python's `idna` codec, [`super::pyidna`]), its `..` and edge dots
+//!    removed, read as an IPv4 address the way `inet_aton` reads it ([`attempt_ip_formats`])
+//!    or lowercased and escaped; the path unescaped, its dot segments resolved
+//!    (`normalizePath`) and escaped once;
+//! 3. `IAURLCanonicalizer.canonicalize` ([`ia_canonicalize`]): `www\d*.` stripped, the
+//!    default port dropped, the path lowercased, its session id and trailing slash
+//!    stripped, the query's session ids stripped, lowercased and its arguments sorted;
+//! 4. `handyurl.geturl_bytes(surt=True, with_scheme=False)` ([`write_surt`]): the host's
+//!    labels reversed and joined by `,`, then `)`, the path, the query.
+//!
+//! Everything runs on the bytes in [`Scratch`]'s buffers: no regex engine, no allocation
+//! once they have grown (a non-ASCII host goes through `pyidna`, which keeps its own).
 
-use super::{Refusal, Steps};
+use super::{pyidna, Refusal, Steps};
 
 /// The buffers of keying one record, reused.
 #[derive(Default)]
-pub(crate) struct Scratch {}
+pub(crate) struct Scratch {
+    /// The record as `handyurl.parse` splits it (trimmed, scheme added, prefixes collapsed).
+    url: Vec<u8>,
+    host: Vec<u8>,
+    path: Vec<u8>,
+    query: Vec<u8>,
+    /// The other half of each rewriting pass.
+    swap: Vec<u8>,
+    /// A non-ASCII host decoded as UTF-8 (invalid sequences dropped), for `idna`.
+    text: String,
+    idna: Vec<u8>,
+    /// The kept segments of `normalizePath`, the arguments of `alphaReorderQuery`.
+    spans: Vec<(usize, usize, usize)>,
+    /// A component before a step, when steps are recorded.
+    before: Vec<u8>,
+}
 
-/// Appends the key of `record` to `out`.
+/// What `handyurl.parse` keeps beside the host, path and query (those live in [`Scratch`]).
+struct Url {
+    /// `url[..scheme_len]` is the scheme.
+    scheme_len: usize,
+    port: Option<u32>,
+    /// Whether there is a query (`None` in the peer otherwise); once parsed it is not empty.
+    has_query: bool,
+}
+
+/// Appends the key of `record` to `out`: the SURT `surt.surt` gives, or the peer's
+/// exception as a [`Refusal`].
 pub(crate) fn write_key(
     record: &[u8],
     out: &mut String,
-    _scratch: &mut Scratch,
-    _steps: &mut impl Steps,
+    scratch: &mut Scratch,
+    steps: &mut impl Steps,
 ) -> Result<(), Refusal> {
-    let _ = (record, out);
-    Err(Refusal { at: 0, message: "not yet" })
+    if record.is_empty() {
+        out.push('-');
+        return Ok(());
+    }
+    if record.starts_with(b"filedesc") {
+        // `surt` hands such a record back as it is.
+        let text = std::str::from_utf8(record).map_err(|e| Refusal {
+            at: e.valid_up_to(),
+            message: "a filedesc record is handed back as it is, and this one is not UTF-8",
+        })?;
+        out.push_str(text);
+        return Ok(());
+    }
+    let mut url = parse(record, scratch, steps)?;
+    google_canonicalize(&mut url, scratch, steps)?;
+    ia_canonicalize(&mut url, scratch, steps);
+    write_surt(&url, scratch, out);
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// handyurl.parse
+
+/// How the prepared `url` lines up with the record, to point a refusal at the record.
+struct Prepared {
+    /// Bytes `strip()` removed at the start of the record.
+    lead: usize,
+    /// `http://` was added in front.
+    added: bool,
+    /// Bytes of repeated `http(s)://` prefixes removed from the front.
+    collapsed: usize,
+}
+
+/// `handyurl.parse` into `s` (url, host, path, query).
+fn parse(record: &[u8], s: &mut Scratch, steps: &mut impl Steps) -> Result<Url, Refusal> {
+    let prepared = prepare(record, &mut s.url, steps)?;
+    let url = &s.url[..];
+    // `prepare` leaves a scheme in front.
+    let scheme_len = scheme_end(url).unwrap_or(0);
+    let mut at = scheme_len + 1;
+    let netloc = if url.get(at..at + 2) == Some(b"//") {
+        let start = at + 2;
+        at = find_any(url, start, b"/?#");
+        Some(start..at)
+    } else {
+        None
+    };
+    let path = at..find_any(url, at, b"?#");
+    let (query, fragment) = match url.get(path.end) {
+        Some(b'?') => {
+            let end = find_any(url, path.end + 1, b"#");
+            (path.end + 1..end, end)
+        }
+        _ => (path.end..path.end, path.end),
+    };
+
+    let mut port = None;
+    s.host.clear();
+    if let Some(netloc) = netloc {
+        let netloc = &url[netloc.clone()];
+        // "Deal with hostnames that end with ':' without being followed by a port number".
+        let netloc = trim_end(netloc, b':');
+        let (userinfo, host, port_text) = split_netloc(netloc);
+        if !userinfo.is_empty() && steps.on() {
+            steps.step("userinfo", "strip", userinfo, b"");
+        }
+        port = parse_port(port_text).map_err(|message| {
+            let in_url = port_text.as_ptr() as usize - url.as_ptr() as usize;
+            Refusal {
+                at: record_offset(record, &prepared, in_url),
+                message,
+            }
+        })?;
+        hostname_into(host, &mut s.host);
+    }
+    if fragment < url.len() && steps.on() {
+        steps.step("fragment", "strip", &url[fragment..], b"");
+    }
+    s.query.clear();
+    s.query.extend_from_slice(&url[query]);
+    s.path.clear();
+    // "deal with http:////////////////www.vikings.com": a host taken from the path.
+    if url[..scheme_len].starts_with(b"http") && s.host.is_empty() && !path.is_empty() {
+        let from = path.start + url[path.clone()].iter().take_while(|&&b| b == b'/').count();
+        let end = find_any(url, from, b"/").min(path.end);
+        s.host.extend_from_slice(&url[from..end]);
+        s.path.push(b'/');
+        s.path
+            .extend_from_slice(url.get(end + 1..path.end).unwrap_or(&[]));
+        if steps.on() {
+            steps.step("host", "from-path", &url[path], &s.host);
+        }
+    } else {
+        s.path.extend_from_slice(&url[path]);
+    }
+    let has_query = !s.query.is_empty();
+    Ok(Url {
+        scheme_len,
+        port,
+        has_query,
+    })
+}
+
+/// The record trimmed (`bytes.strip()`), without `\n\r\t`, with `http://` in front when it
+/// has no scheme, and with repeated `http(s)://` prefixes collapsed to the last one.
+fn prepare(record: &[u8], url: &mut Vec<u8>, steps: &mut impl Steps) -> Result<Prepared, Refusal> {
+    let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c);
+    let lead = record.iter().take_while(|b| is_space(b)).count();
+    let tail = record.iter().rev().take_while(|b| is_space(b)).count();
+    let trimmed = record
+        .get(lead..record.len().saturating_sub(tail))
+        .unwrap_or(&[]);
+    url.clear();
+    url.extend(
+        trimmed
+            .iter()
+            .filter(|&&b| !matches!(b, b'\n' | b'\r' | b'\t')),
+    );
+    if url.is_empty() {
+        // `urlsplit` finds no scheme in an empty URL, and `parse` calls
+        // `scheme.startswith` on `None`.
+        return Err(Refusal {
+            at: 0,
+            message: "AttributeError: 'NoneType' object has no attribute 'startswith' (a record of whitespace only)",
+        });
+    }
+    if steps.on() && url[..] != *record {
+        steps.step("record", "strip-whitespace", record, url);
+    }
+    let added = scheme_end(url).is_none();
+    if added {
+        url.splice(0..0, *b"http://");
+        if steps.on() {
+            steps.step("scheme", "add-default", &url[7..], url);
+        }
+    }
+    let collapsed = repeated_protocols(url);
+    if collapsed > 0 {
+        if steps.on() {
+            steps.step("scheme", "collapse-repeated", url, &url[collapsed..]);
+        }
+        url.drain(..collapsed);
+    }
+    Ok(Prepared {
+        lead,
+        added,
+        collapsed,
+    })
+}
+
+/// The offset of the `:` ending a scheme (`^[a-zA-Z][a-zA-Z0-9+.-]*:`), if `url` has one.
+fn scheme_end(url: &[u8]) -> Option<usize> {
+    if !url.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let len = url
+        .iter()
+        .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'))
+        .count();
+    (url.get(len) == Some(&b':')).then_some(len)
+}
+
+/// The length of the prefixes `^(https?://)+` matches but the last (what the peer's
+/// substitution by the group removes).
+fn repeated_protocols(url: &[u8]) -> usize {
+    let (mut at, mut last) = (0, 0);
+    loop {
+        let rest = url.get(at..).unwrap_or(&[]);
+        let len = if rest.starts_with(b"http://") {
+            7
+        } else if rest.starts_with(b"https://") {
+            8
+        } else {
+            return last;
+        };
+        last = at;
+        at += len;
+    }
+}
+
+/// The offset in the record of the byte at `in_url` in the prepared url (for refusals).
+fn record_offset(record: &[u8], prepared: &Prepared, in_url: usize) -> usize {
+    let kept = if prepared.added {
+        in_url.saturating_sub(7)
+    } else {
+        in_url + prepared.collapsed
+    };
+    let mut seen = 0;
+    for (k, &b) in record.iter().enumerate().skip(prepared.lead) {
+        if matches!(b, b'\n' | b'\r' | b'\t') {
+            continue;
+        }
+        if seen == kept {
+            return k;
+        }
+        seen += 1;
+    }
+    record.len()
+}
+
+/// The first offset at or after `from` holding one of `set`, or the length.
+fn find_any(url: &[u8], from: usize, set: &[u8]) -> usize {
+    let rest = url.get(from..).unwrap_or(&[]);
+    from + rest
+        .iter()
+        .position(|b| set.contains(b))
+        .unwrap_or(rest.len())
+}
+
+/// `bytes.rstrip(byte)`.
+fn trim_end(s: &[u8], byte: u8) -> &[u8] {
+    let kept = s.len() - s.iter().rev().take_while(|&&b| b == byte).count();
+    &s[..kept]
+}
+
+/// `SplitResultBytes._hostinfo` (and the userinfo it passes over): what is before the
+/// last `@`, the host (within `[`…`]` when there is a `[`), the port text.
+fn split_netloc(netloc: &[u8]) -> (&[u8], &[u8], &[u8]) {
+    let (userinfo, hostinfo) = match netloc.iter().rposition(|&b| b == b'@') {
+        Some(k) => (&netloc[..k], &netloc[k + 1..]),
+        None => (&netloc[..0], netloc),
+    };
+    if let Some(open) = hostinfo.iter().position(|&b| b == b'[') {
+        let bracketed = &hostinfo[open + 1..];
+        return match bracketed.iter().position(|&b| b == b']') {
+            Some(close) => {
+                let rest = &bracketed[close + 1..];
+                let port = match rest.iter().position(|&b| b == b':') {
+                    Some(colon) => &rest[colon + 1..],
+                    None => &rest[..0],
+                };
+                (userinfo, &bracketed[..close], port)
+            }
+            None => (userinfo, bracketed, &bracketed[bracketed.len()..]),
+        };
+    }
+    match hostinfo.iter().position(|&b| b == b':') {
+        Some(colon) => (userinfo, &hostinfo[..colon], &hostinfo[colon + 1..]),
+        None => (userinfo, hostinfo, &hostinfo[hostinfo.len()..]),
+    }
+}
+
+/// `SplitResultBytes.port`, then `or None`: the `ValueError`s it raises, as messages.
+fn parse_port(text: &[u8]) -> Result<Option<u32>, &'static str> {
+    if text.is_empty() {
+        return Ok(None);
+    }
+    if !text.iter().all(u8::is_ascii_digit) {
+        return Err("ValueError: Port could not be cast to integer value");
+    }
+    if text.len() > 4300 {
+        return Err(
+            "ValueError: Exceeds the limit (4300 digits) for integer string conversion (port)",
+        );
+    }
+    let value = text.iter().fold(0u32, |v, &d| {
+        v.saturating_mul(10).saturating_add(u32::from(d - b'0'))
+    });
+    match value {
+        0 => Ok(None),
+        1..=65535 => Ok(Some(value)),
+        _ => Err("ValueError: Port out of range 0-65535"),
+    }
+}
+
+/// `SplitResultBytes.hostname` into `out`: lowercased up to its first `%` (a zone keeps
+/// its case); empty stays empty (`None`).
+fn hostname_into(host: &[u8], out: &mut Vec<u8>) {
+    let zone = host.iter().position(|&b| b == b'%').unwrap_or(host.len());
+    out.extend(host[..zone].iter().map(u8::to_ascii_lowercase));
+    out.extend_from_slice(&host[zone..]);
+}
+
+// ---------------------------------------------------------------------------------------
+// GoogleURLCanonicalizer.canonicalize
+
+/// `GoogleURLCanonicalizer.canonicalize`: the query minimally escaped, the host and the
+/// path canonicalized (the fragment is never kept).
+fn google_canonicalize(
+    url: &mut Url,
+    s: &mut Scratch,
+    steps: &mut impl Steps,
+) -> Result<(), Refusal> {
+    if url.has_query {
+        minimal_escape_query(s, steps);
+    }
+    if !s.host.is_empty() {
+        canonicalize_host(s, steps)?;
+    }
+    snapshot(steps, &mut s.before, &s.path);
+    unescape_repeatedly(&mut s.path, &mut s.swap);
+    record(steps, "path", "unescape-repeatedly", &s.before, &s.path);
+    if !s.host.is_empty() {
+        snapshot(steps, &mut s.before, &s.path);
+        normalize_path(&s.path, &mut s.swap, &mut s.spans);
+        std::mem::swap(&mut s.path, &mut s.swap);
+        record(steps, "path", "normalize-dot-segments", &s.before, &s.path);
+    }
+    snapshot(steps, &mut s.before, &s.path);
+    escape_once(&mut s.path, &mut s.swap);
+    record(steps, "path", "escape-once", &s.before, &s.path);
+    Ok(())
+}
+
+/// `minimalEscape(query)`: unescaped repeatedly, then escaped once.
+fn minimal_escape_query(s: &mut Scratch, steps: &mut impl Steps) {
+    snapshot(steps, &mut s.before, &s.query);
+    unescape_repeatedly(&mut s.query, &mut s.swap);
+    record(steps, "query", "unescape-repeatedly", &s.before, &s.query);
+    snapshot(steps, &mut s.before, &s.query);
+    escape_once(&mut s.query, &mut s.swap);
+    record(steps, "query", "escape-once", &s.before, &s.query);
+}
+
+/// The host part of `GoogleURLCanonicalizer.canonicalize`.
+fn canonicalize_host(s: &mut Scratch, steps: &mut impl Steps) -> Result<(), Refusal> {
+    snapshot(steps, &mut s.before, &s.host);
+    unescape_repeatedly(&mut s.host, &mut s.swap);
+    record(steps, "host", "unescape-repeatedly", &s.before, &s.host);
+    if !s.host.is_ascii() {
+        // `host.decode('utf-8', 'ignore').encode('idna')`; on `UnicodeError` the host
+        // stays as it is.
+        s.text.clear();
+        for chunk in s.host.utf8_chunks() {
+            s.text.push_str(chunk.valid());
+        }
+        s.idna.clear();
+        if pyidna::encode(&s.text, &mut s.idna).is_ok() {
+            snapshot(steps, &mut s.before, &s.host);
+            std::mem::swap(&mut s.host, &mut s.idna);
+            record(steps, "host", "idna", &s.before, &s.host);
+        }
+    }
+    snapshot(steps, &mut s.before, &s.host);
+    collapse_dots(&mut s.host, &mut s.swap);
+    record(steps, "host", "strip-dots", &s.before, &s.host);
+    snapshot(steps, &mut s.before, &s.host);
+    match attempt_ip_formats(&s.host)? {
+        Some(address) => {
+            s.host.clear();
+            push_dotted_quad(address, &mut s.host);
+            record(steps, "host", "ip-format", &s.before, &s.host);
+        }
+        None => {
+            s.host.make_ascii_lowercase();
+            escape_once(&mut s.host, &mut s.swap);
+            record(steps, "host", "lowercase-escape-once", &s.before, &s.host);
+        }
+    }
+    Ok(())
+}
+
+/// `host.replace(b'..', b'.').strip(b'.')`.
+fn collapse_dots(host: &mut Vec<u8>, swap: &mut Vec<u8>) {
+    swap.clear();
+    let mut rest = &host[..];
+    while let Some((&b, tail)) = rest.split_first() {
+        swap.push(b);
+        rest = if b == b'.' && tail.first() == Some(&b'.') {
+            &tail[1..]
+        } else {
+            tail
+        };
+    }
+    let start = swap.iter().take_while(|&&b| b == b'.').count();
+    let end = swap.len()
+        - swap[start..]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'.')
+            .count();
+    host.clear();
+    host.extend_from_slice(&swap[start..end]);
+}
+
+/// Python's `int()` refuses strings of more digits than this (`sys.int_info`).
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// `attemptIPFormats`: an all-digit host is a 32-bit number (taken modulo 2^32); a host
+/// `DECIMAL_IP` or `OCTAL_IP` matches is what `socket.gethostbyname_ex` makes of it, which
+/// for such a string is glibc's `inet_aton` (the strings it refuses would go to DNS, which
+/// answers nothing for them offline: they are no address here).
+fn attempt_ip_formats(host: &[u8]) -> Result<Option<u32>, Refusal> {
+    if !host.is_empty() && host.iter().all(u8::is_ascii_digit) {
+        if host.len() > INT_MAX_STR_DIGITS {
+            return Err(Refusal {
+                at: 0,
+                message: "ValueError: Exceeds the limit (4300 digits) for integer string conversion (all-digit host)",
+            });
+        }
+        let value = host.iter().fold(0u32, |v, &d| {
+            v.wrapping_mul(10).wrapping_add(u32::from(d - b'0'))
+        });
+        return Ok(Some(value));
+    }
+    if matches_ip_regex(host, b'1', b'9') || matches_ip_regex(host, b'0', b'0') {
+        return Ok(inet_aton(host));
+    }
+    Ok(None)
+}
+
+/// Whether `host` matches `DECIMAL_IP` (`^([1-9][0-9]*)(\.[0-9]+)?…` three times, first
+/// digit `1`-`9`) or `OCTAL_IP` (`^(0[0-7]*)(\.[0-7]+)?…`, first digit `0`), chosen by
+/// the range of the first digit. `$` also matches before a final `\n`.
+fn matches_ip_regex(host: &[u8], first_low: u8, first_high: u8) -> bool {
+    let host = host.strip_suffix(b"\n").unwrap_or(host);
+    let octal = first_high == b'0';
+    let digit = |b: &u8| {
+        if octal {
+            (b'0'..=b'7').contains(b)
+        } else {
+            b.is_ascii_digit()
+        }
+    };
+    match host.first() {
+        Some(&b) if (first_low..=first_high).contains(&b) => {}
+        _ => return false,
+    }
+    let mut parts = host.split(|&b| b == b'.');
+    let first = parts.next().unwrap_or(&[]);
+    let mut count = 1;
+    for part in parts {
+        if part.is_empty() || !part.iter().all(digit) {
+            return false;
+        }
+        count += 1;
+    }
+    count <= 4 && first[1..].iter().all(digit)
+}
+
+/// glibc's `__inet_aton_exact` on digits and dots: up to four parts, each decimal or, with
+/// a leading `0`, octal; all parts but the last at most 255, the last filling the bytes
+/// left. `None` where it refuses.
+fn inet_aton(host: &[u8]) -> Option<u32> {
+    let mut parts = [0u32; 4];
+    let mut count = 0;
+    for part in host.split(|&b| b == b'.') {
+        let slot = parts.get_mut(count)?;
+        *slot = strtoul(part)?;
+        count += 1;
+    }
+    let (last, leading) = parts[..count].split_last()?;
+    if leading.iter().any(|&p| p > 0xff) {
+        return None;
+    }
+    let room = 32 - 8 * leading.len() as u32;
+    if room < 32 && u64::from(*last) >= 1u64 << room {
+        return None;
+    }
+    let high = leading
+        .iter()
+        .enumerate()
+        .fold(0u32, |a, (k, &p)| a | p << (24 - 8 * k));
+    Some(high | last)
+}
+
+/// `strtoul(part, &end, 0)` consuming all of a part of digits: decimal, or octal after a
+/// leading `0`; `None` on a digit the base refuses or a value over 32 bits.
+fn strtoul(part: &[u8]) -> Option<u32> {
+    let (radix, digits) = match part {
+        [b'0', rest @ ..] => (8, rest),
+        _ => (10, part),
+    };
+    if part.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |v, &d| {
+        let d = char::from(d).to_digit(radix)?;
+        v.checked_mul(radix)?.checked_add(d)
+    })
+}
+
+/// `socket.inet_ntoa`'s dotted quad.
+fn push_dotted_quad(address: u32, out: &mut Vec<u8>) {
+    for (k, byte) in address.to_be_bytes().into_iter().enumerate() {
+        if k > 0 {
+            out.push(b'.');
+        }
+        push_decimal(u32::from(byte), out);
+    }
+}
+
+/// Appends `"%d" % n`.
+fn push_decimal(n: u32, out: &mut Vec<u8>) {
+    out.extend_from_slice(decimal(n, &mut [0u8; 10]).as_bytes());
+}
+
+/// `normalizePath` of `path` into `out`: the segments after the first `/`, `.` dropped,
+/// `..` dropping the segment kept last (or kept itself when there is none), empty segments
+/// dropped but the last.
+fn normalize_path(path: &[u8], out: &mut Vec<u8>, kept: &mut Vec<(usize, usize, usize)>) {
+    out.clear();
+    out.push(b'/');
+    if path.is_empty() {
+        return;
+    }
+    kept.clear();
+    let mut start = 0;
+    for (k, segment) in path.split(|&b| b == b'/').enumerate() {
+        let span = (start, start + segment.len(), 0);
+        start += segment.len() + 1;
+        match segment {
+            _ if k == 0 => {}
+            b"." => {}
+            b".." if !kept.is_empty() => {
+                kept.pop();
+            }
+            _ => kept.push(span),
+        }
+    }
+    if let Some((&(ls, le, _), rest)) = kept.split_last() {
+        for &(s, e, _) in rest.iter().filter(|(s, e, _)| e > s) {
+            out.extend_from_slice(&path[s..e]);
+            out.push(b'/');
+        }
+        out.extend_from_slice(&path[ls..le]);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// IAURLCanonicalizer.canonicalize
+
+/// `IAURLCanonicalizer.canonicalize` with its defaults.
+fn ia_canonicalize(url: &mut Url, s: &mut Scratch, steps: &mut impl Steps) {
+    let scheme = &s.url[..url.scheme_len];
+    snapshot(steps, &mut s.before, &s.host);
+    s.host.make_ascii_lowercase();
+    record(steps, "host", "lowercase", &s.before, &s.host);
+    if !s.host.is_empty() && scheme != b"dns" {
+        let www = strip_www_len(&s.host);
+        if www > 0 {
+            if steps.on() {
+                steps.step("host", "strip-www", &s.host, &s.host[www..]);
+            }
+            s.host.drain(..www);
+        }
+    }
+    let default_port = match scheme.to_ascii_lowercase().as_slice() {
+        b"http" => 80,
+        b"https" => 443,
+        _ => 0,
+    };
+    if let Some(port) = url.port.filter(|&p| p == default_port) {
+        if steps.on() {
+            steps.step(
+                "port",
+                "default-port",
+                decimal(port, &mut [0u8; 10]).as_bytes(),
+                b"",
+            );
+        }
+        url.port = None;
+    }
+    canonicalize_ia_path(s, steps);
+    if url.has_query {
+        canonicalize_ia_query(s, steps);
+        url.has_query = !s.query.is_empty();
+    }
+}
+
+/// The length of `www\d*\.` at the start of `host` (0: none).
+fn strip_www_len(host: &[u8]) -> usize {
+    if !host.starts_with(b"www") {
+        return 0;
+    }
+    let digits = host[3..].iter().take_while(|b| b.is_ascii_digit()).count();
+    if host.get(3 + digits) == Some(&b'.') {
+        4 + digits
+    } else {
+        0
+    }
+}
+
+/// The path part: lowercased, session id stripped, trailing slash stripped unless `/`.
+fn canonicalize_ia_path(s: &mut Scratch, steps: &mut impl Steps) {
+    if s.path.is_empty() {
+        return;
+    }
+    snapshot(steps, &mut s.before, &s.path);
+    s.path.make_ascii_lowercase();
+    record(steps, "path", "lowercase", &s.before, &s.path);
+    snapshot(steps, &mut s.before, &s.path);
+    strip_path_session_id(&mut s.path);
+    record(steps, "path", "strip-session-id", &s.before, &s.path);
+    if s.path.len() > 1 && s.path.ends_with(b"/") {
+        if steps.on() {
+            steps.step(
+                "path",
+                "strip-trailing-slash",
+                &s.path,
+                &s.path[..s.path.len() - 1],
+            );
+        }
+        s.path.pop();
+    }
+}
+
+/// The query part: session ids stripped, lowercased, arguments sorted, empty dropped.
+fn canonicalize_ia_query(s: &mut Scratch, steps: &mut impl Steps) {
+    snapshot(steps, &mut s.before, &s.query);
+    strip_query_session_id(&mut s.query);
+    record(steps, "query", "strip-session-id", &s.before, &s.query);
+    snapshot(steps, &mut s.before, &s.query);
+    s.query.make_ascii_lowercase();
+    record(steps, "query", "lowercase", &s.before, &s.query);
+    snapshot(steps, &mut s.before, &s.query);
+    alpha_reorder_query(&mut s.query, &mut s.swap, &mut s.spans);
+    record(steps, "query", "sort-params", &s.before, &s.query);
+    if s.query.is_empty() && steps.on() {
+        steps.step("query", "strip-empty", b"?", b"");
+    }
+}
+
+/// A session-id pattern: the length it matches at the start of a slice, if it does.
+type Pattern = fn(&[u8]) -> Option<usize>;
+
+/// `stripPathSessionID`: its two patterns in turn, each removing the rightmost
+/// `(a(…24…))/` or `(…24…)/` after a `/` that a `.aspx` follows before any `?`.
+fn strip_path_session_id(path: &mut Vec<u8>) {
+    if !contains(path, b".aspx") {
+        return;
+    }
+    for pattern in [
+        aspx_session_items as fn(&[u8]) -> Option<usize>,
+        aspx_session_single,
+    ] {
+        // `^(.*/)`: the longest prefix ending in `/` after which the pattern matches.
+        let found = (1..=path.len()).rev().find_map(|at| {
+            if path[at - 1] != b'/' {
+                return None;
+            }
+            let rest = &path[at..];
+            let len = pattern(rest)?;
+            followed_by_aspx(&rest[len..]).then_some((at, len))
+        });
+        if let Some((at, len)) = found {
+            path.drain(at..at + len);
+        }
+    }
+}
+
+/// `\((?:[a-z]\([0-9a-z]{24}\))+\)/` at the start of `s`: its length.
+fn aspx_session_items(s: &[u8]) -> Option<usize> {
+    let mut at = 1;
+    if s.first() != Some(&b'(') {
+        return None;
+    }
+    let mut items = 0;
+    while let Some(item) = s.get(at..at + 27) {
+        let ok = item[0].is_ascii_alphabetic()
+            && item[1] == b'('
+            && item[2..26].iter().all(u8::is_ascii_alphanumeric)
+            && item[26] == b')';
+        if !ok {
+            break;
+        }
+        items += 1;
+        at += 27;
+    }
+    (items > 0 && s.get(at..at + 2) == Some(b")/")).then_some(at + 2)
+}
+
+/// `\([0-9a-z]{24}\)/` at the start of `s`: its length.
+fn aspx_session_single(s: &[u8]) -> Option<usize> {
+    let item = s.get(..27)?;
+    let ok = item[0] == b'('
+        && item[1..25].iter().all(u8::is_ascii_alphanumeric)
+        && item[25] == b')'
+        && item[26] == b'/';
+    ok.then_some(27)
+}
+
+/// `[^\?]+\.aspx.*` matches `s` whole.
+fn followed_by_aspx(s: &[u8]) -> bool {
+    let end = s.iter().position(|&b| b == b'?').unwrap_or(s.len());
+    let head = &s[..end];
+    (1..head.len()).any(|k| head[k..].len() >= 5 && head[k..k + 5].eq_ignore_ascii_case(b".aspx"))
+}
+
+/// `stripQuerySessionID`: its five patterns in turn, each removing the rightmost session
+/// argument that ends the query or is followed by `&` (and that `&`).
+fn strip_query_session_id(query: &mut Vec<u8>) {
+    let patterns: [Pattern; 5] = [jsessionid, phpsessid, sid, aspsessionid, cfid_cftoken];
+    for pattern in patterns {
+        let found = (0..=query.len()).rev().find_map(|at| {
+            let len = pattern(&query[at..])?;
+            match query.get(at + len) {
+                None => Some((at, len)),
+                Some(b'&') => Some((at, len + 1)),
+                Some(_) => None,
+            }
+        });
+        if let Some((at, len)) = found {
+            query.drain(at..at + len);
+        }
+    }
+}
+
+/// `name` then `len` ASCII letters or digits (`alnum`) or letters, at the start of `s`,
+/// the name compared ignoring case: the length.
+fn token(s: &[u8], name: &[u8], len: usize, alnum: bool) -> Option<usize> {
+    let head = s.get(..name.len())?;
+    if !head.eq_ignore_ascii_case(name) {
+        return None;
+    }
+    let value = s.get(name.len()..name.len() + len)?;
+    let ok = if alnum {
+        value.iter().all(u8::is_ascii_alphanumeric)
+    } else {
+        value.iter().all(u8::is_ascii_alphabetic)
+    };
+    ok.then_some(name.len() + len)
+}
+
+/// `jsessionid=[0-9a-zA-Z]{32}`.
+fn jsessionid(s: &[u8]) -> Option<usize> {
+    token(s, b"jsessionid=", 32, true)
+}
+
+/// `phpsessid=[0-9a-zA-Z]{32}`.
+fn phpsessid(s: &[u8]) -> Option<usize> {
+    token(s, b"phpsessid=", 32, true)
+}
+
+/// `sid=[0-9a-zA-Z]{32}`.
+fn sid(s: &[u8]) -> Option<usize> {
+    token(s, b"sid=", 32, true)
+}
+
+/// `ASPSESSIONID[a-zA-Z]{8}=[a-zA-Z]{24}`.
+fn aspsessionid(s: &[u8]) -> Option<usize> {
+    let name = token(s, b"aspsessionid", 8, false)?;
+    let value = token(s.get(name..)?, b"=", 24, false)?;
+    Some(name + value)
+}
+
+/// `cfid=[^&]+&cftoken=[^&]+` (the second value runs to the next `&`).
+fn cfid_cftoken(s: &[u8]) -> Option<usize> {
+    let head = s.get(..5)?;
+    if !head.eq_ignore_ascii_case(b"cfid=") {
+        return None;
+    }
+    let id = s[5..].iter().position(|&b| b == b'&')?;
+    if id == 0 {
+        return None;
+    }
+    let at = 5 + id;
+    let name = s.get(at..at + 9)?;
+    if !name.eq_ignore_ascii_case(b"&cftoken=") {
+        return None;
+    }
+    let value = s[at + 9..]
+        .iter()
+        .position(|&b| b == b'&')
+        .unwrap_or(s.len() - at - 9);
+    (value > 0).then_some(at + 9 + value)
+}
+
+/// `alphaReorderQuery`: the `&`-separated arguments sorted as Python sorts the tuples
+/// `arg.split(b'=', 1)` (by name, then no value before any value, then by value).
+fn alpha_reorder_query(
+    query: &mut Vec<u8>,
+    swap: &mut Vec<u8>,
+    args: &mut Vec<(usize, usize, usize)>,
+) {
+    if query.len() <= 1 {
+        return;
+    }
+    args.clear();
+    let mut start = 0;
+    for arg in query.split(|&b| b == b'&') {
+        let name = arg.iter().position(|&b| b == b'=').unwrap_or(arg.len());
+        args.push((start, start + name, start + arg.len()));
+        start += arg.len() + 1;
+    }
+    let q = &query[..];
+    let key = |&(s, n, e): &(usize, usize, usize)| (&q[s..n], (n < e).then(|| &q[n + 1..e]));
+    args.sort_by(|a, b| key(a).cmp(&key(b)));
+    swap.clear();
+    for (k, &(s, _, e)) in args.iter().enumerate() {
+        if k > 0 {
+            swap.push(b'&');
+        }
+        swap.extend_from_slice(&q[s..e]);
+    }
+    std::mem::swap(query, swap);
+}
+
+// ---------------------------------------------------------------------------------------
+// geturl_bytes(surt=True, with_scheme=False)
+
+/// `geturl_bytes(surt=True, with_scheme=False)`: `scheme:` when there is no host, else
+/// the host's labels reversed and joined by `,`, the port, `)`; then the path (`/` if
+/// empty before a query), `?` and the query.
+fn write_surt(url: &Url, s: &Scratch, out: &mut String) {
+    if s.host.is_empty() {
+        push_ascii(&s.url[..url.scheme_len], out);
+        out.push(':');
+    } else {
+        for (k, label) in s.host.rsplit(|&b| b == b'.').enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            push_ascii(label, out);
+        }
+        if let Some(port) = url.port {
+            out.push(':');
+            out.push_str(decimal(port, &mut [0u8; 10]));
+        }
+        out.push(')');
+    }
+    if !s.path.is_empty() {
+        push_ascii(&s.path, out);
+    } else if url.has_query {
+        out.push('/');
+    }
+    if url.has_query {
+        out.push('?');
+        push_ascii(&s.query, out);
+    }
+}
+
+/// `"%d" % n`, written into `buf`.
+fn decimal(n: u32, buf: &mut [u8; 10]) -> &str {
+    let mut k = buf.len();
+    let mut n = n;
+    loop {
+        k -= 1;
+        buf[k] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    std::str::from_utf8(&buf[k..]).unwrap_or("")
+}
+
+/// Appends bytes that are ASCII by construction (escaped) to `out`.
+fn push_ascii(bytes: &[u8], out: &mut String) {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.extend(bytes.iter().map(|&b| char::from(b))),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Escaping, as urllib.parse does it
+
+/// `unescapeRepeatedly`: `unquote_to_bytes` until nothing changes.
+fn unescape_repeatedly(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
+    while buf.contains(&b'%') {
+        swap.clear();
+        let mut rest = &buf[..];
+        let mut changed = false;
+        while let Some((&b, tail)) = rest.split_first() {
+            match (b, tail) {
+                (b'%', [h, l, more @ ..]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                    swap.push(hex_value(*h) << 4 | hex_value(*l));
+                    rest = more;
+                    changed = true;
+                }
+                _ => {
+                    swap.push(b);
+                    rest = tail;
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+        std::mem::swap(buf, swap);
+    }
+}
+
+/// The value of an ASCII hex digit.
+fn hex_value(d: u8) -> u8 {
+    match d {
+        b'0'..=b'9' => d - b'0',
+        b'a'..=b'f' => d - b'a' + 10,
+        _ => d.wrapping_sub(b'A').wrapping_add(10) & 0xf,
+    }
+}
+
+/// Whether `escapeOnce` (`quote_from_bytes` with its safe set: every printable ASCII byte
+/// but `#` and `%`) escapes `b`.
+fn escaped(b: u8) -> bool {
+    b <= b' ' || b == b'#' || b == b'%' || b >= 0x7f
+}
+
+/// `escapeOnce`: each byte outside the safe set as `%XX` (uppercase).
+fn escape_once(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
+    if !buf.iter().any(|&b| escaped(b)) {
+        return;
+    }
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    swap.clear();
+    for &b in buf.iter() {
+        if escaped(b) {
+            swap.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+        } else {
+            swap.push(b);
+        }
+    }
+    std::mem::swap(buf, swap);
+}
+
+/// Whether `needle` occurs in `haystack`.
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+/// Copies `component` into `before` when steps are recorded.
+fn snapshot(steps: &impl Steps, before: &mut Vec<u8>, component: &[u8]) {
+    if steps.on() {
+        before.clear();
+        before.extend_from_slice(component);
+    }
+}
+
+/// Records a step when steps are recorded and it changed something.
+fn record(
+    steps: &mut impl Steps,
+    component: &'static str,
+    rule: &'static str,
+    before: &[u8],
+    after: &[u8],
+) {
+    if steps.on() && before != after {
+        steps.step(component, rule, before, after);
+    }
 }
