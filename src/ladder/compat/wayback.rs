@@ -103,15 +103,15 @@ fn parse(record: &[u8], s: &mut Scratch, steps: &mut impl Steps) -> Result<Url, 
     let mut at = scheme_len + 1;
     let netloc = if url.get(at..at + 2) == Some(b"//") {
         let start = at + 2;
-        at = find_any(url, start, b"/?#");
+        at = find_any(url, start, |b| matches!(b, b'/' | b'?' | b'#'));
         Some(start..at)
     } else {
         None
     };
-    let path = at..find_any(url, at, b"?#");
+    let path = at..find_any(url, at, |b| matches!(b, b'?' | b'#'));
     let (query, fragment) = match url.get(path.end) {
         Some(b'?') => {
-            let end = find_any(url, path.end + 1, b"#");
+            let end = find_any(url, path.end + 1, |b| b == b'#');
             (path.end + 1..end, end)
         }
         _ => (path.end..path.end, path.end),
@@ -145,7 +145,7 @@ fn parse(record: &[u8], s: &mut Scratch, steps: &mut impl Steps) -> Result<Url, 
     // "deal with http:////////////////www.vikings.com": a host taken from the path.
     if url[..scheme_len].starts_with(b"http") && s.host.is_empty() && !path.is_empty() {
         let from = path.start + url[path.clone()].iter().take_while(|&&b| b == b'/').count();
-        let end = find_any(url, from, b"/").min(path.end);
+        let end = find_any(url, from, |b| b == b'/').min(path.end);
         s.host.extend_from_slice(&url[from..end]);
         s.path.push(b'/');
         s.path
@@ -174,11 +174,14 @@ fn prepare(record: &[u8], url: &mut Vec<u8>, steps: &mut impl Steps) -> Result<P
         .get(lead..record.len().saturating_sub(tail))
         .unwrap_or(&[]);
     url.clear();
-    url.extend(
-        trimmed
-            .iter()
-            .filter(|&&b| !matches!(b, b'\n' | b'\r' | b'\t')),
-    );
+    let removed = |b: &u8| matches!(b, b'\n' | b'\r' | b'\t');
+    match trimmed.iter().position(removed) {
+        None => url.extend_from_slice(trimmed),
+        Some(k) => {
+            url.extend_from_slice(&trimmed[..k]);
+            url.extend(trimmed[k..].iter().filter(|b| !removed(b)));
+        }
+    }
     if url.is_empty() {
         // `urlsplit` finds no scheme in an empty URL, and `parse` calls
         // `scheme.startswith` on `None`.
@@ -261,13 +264,10 @@ fn record_offset(record: &[u8], prepared: &Prepared, in_url: usize) -> usize {
     record.len()
 }
 
-/// The first offset at or after `from` holding one of `set`, or the length.
-fn find_any(url: &[u8], from: usize, set: &[u8]) -> usize {
+/// The first offset at or after `from` holding a byte `stop` accepts, or the length.
+fn find_any(url: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> usize {
     let rest = url.get(from..).unwrap_or(&[]);
-    from + rest
-        .iter()
-        .position(|b| set.contains(b))
-        .unwrap_or(rest.len())
+    from + rest.iter().position(|&b| stop(b)).unwrap_or(rest.len())
 }
 
 /// `bytes.rstrip(byte)`.
@@ -330,8 +330,11 @@ fn parse_port(text: &[u8]) -> Result<Option<u32>, &'static str> {
 /// its case); empty stays empty (`None`).
 fn hostname_into(host: &[u8], out: &mut Vec<u8>) {
     let zone = host.iter().position(|&b| b == b'%').unwrap_or(host.len());
-    out.extend(host[..zone].iter().map(u8::to_ascii_lowercase));
-    out.extend_from_slice(&host[zone..]);
+    let start = out.len();
+    out.extend_from_slice(host);
+    if let Some(name) = out.get_mut(start..start + zone) {
+        name.make_ascii_lowercase();
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -353,7 +356,7 @@ fn google_canonicalize(
     snapshot(steps, &mut s.before, &s.path);
     unescape_repeatedly(&mut s.path, &mut s.swap);
     record(steps, "path", "unescape-repeatedly", &s.before, &s.path);
-    if !s.host.is_empty() {
+    if !s.host.is_empty() && !is_normal_path(&s.path) {
         snapshot(steps, &mut s.before, &s.path);
         normalize_path(&s.path, &mut s.swap, &mut s.spans);
         std::mem::swap(&mut s.path, &mut s.swap);
@@ -415,6 +418,10 @@ fn canonicalize_host(s: &mut Scratch, steps: &mut impl Steps) -> Result<(), Refu
 
 /// `host.replace(b'..', b'.').strip(b'.')`.
 fn collapse_dots(host: &mut Vec<u8>, swap: &mut Vec<u8>) {
+    let edge_dot = host.first() == Some(&b'.') || host.last() == Some(&b'.');
+    if !edge_dot && !host.windows(2).any(|w| w == b"..") {
+        return;
+    }
     swap.clear();
     let mut rest = &host[..];
     while let Some((&b, tail)) = rest.split_first() {
@@ -546,6 +553,23 @@ fn push_dotted_quad(address: u32, out: &mut Vec<u8>) {
 /// Appends `"%d" % n`.
 fn push_decimal(n: u32, out: &mut Vec<u8>) {
     out.extend_from_slice(decimal(n, &mut [0u8; 10]).as_bytes());
+}
+
+/// Whether `normalizePath` leaves `path` as it is: it starts with `/` and has no empty,
+/// `.` or `..` segment but the last, which may be empty.
+fn is_normal_path(path: &[u8]) -> bool {
+    let mut segments = path.split(|&b| b == b'/');
+    if path.is_empty() || segments.next() != Some(&[]) {
+        return false;
+    }
+    let mut previous_empty = false;
+    for segment in segments {
+        if previous_empty || segment == b"." || segment == b".." {
+            return false;
+        }
+        previous_empty = segment.is_empty();
+    }
+    true
 }
 
 /// `normalizePath` of `path` into `out`: the segments after the first `/`, `.` dropped,
@@ -680,7 +704,8 @@ type Pattern = fn(&[u8]) -> Option<usize>;
 /// `stripPathSessionID`: its two patterns in turn, each removing the rightmost
 /// `(a(…24…))/` or `(…24…)/` after a `/` that a `.aspx` follows before any `?`.
 fn strip_path_session_id(path: &mut Vec<u8>) {
-    if !contains(path, b".aspx") {
+    // The shortest match: `/`, `(` 24 `)/`, `x.aspx`.
+    if path.len() < 34 || !contains_aspx(path) {
         return;
     }
     for pattern in [
@@ -743,19 +768,53 @@ fn followed_by_aspx(s: &[u8]) -> bool {
 /// `stripQuerySessionID`: its five patterns in turn, each removing the rightmost session
 /// argument that ends the query or is followed by `&` (and that `&`).
 fn strip_query_session_id(query: &mut Vec<u8>) {
-    let patterns: [Pattern; 5] = [jsessionid, phpsessid, sid, aspsessionid, cfid_cftoken];
-    for pattern in patterns {
-        let found = (0..=query.len()).rev().find_map(|at| {
-            let len = pattern(&query[at..])?;
-            match query.get(at + len) {
-                None => Some((at, len)),
-                Some(b'&') => Some((at, len + 1)),
-                Some(_) => None,
-            }
-        });
+    // Most queries match none: one pass over the first letters says so.
+    let first = |b: u8| matches!(b | 0x20, b'j' | b'p' | b's' | b'a' | b'c');
+    let candidate = |at: usize| {
+        SESSION_IDS
+            .iter()
+            .any(|p| session_id_at(query, at, p).is_some())
+    };
+    if !(0..query.len()).any(|at| first(query[at]) && candidate(at)) {
+        return;
+    }
+    for pattern in &SESSION_IDS {
+        let found = (0..query.len())
+            .rev()
+            .find_map(|at| session_id_at(query, at, pattern));
         if let Some((at, len)) = found {
             query.drain(at..at + len);
         }
+    }
+}
+
+/// The session-id patterns of `stripQuerySessionID`, in its order: each with its first
+/// letter (any case) and the shortest text it matches.
+const SESSION_IDS: [(u8, usize, Pattern); 5] = [
+    (b'j', 43, jsessionid),
+    (b'p', 42, phpsessid),
+    (b's', 36, sid),
+    (b'a', 45, aspsessionid),
+    (b'c', 16, cfid_cftoken),
+];
+
+/// Where a session argument of `pattern` at `at` matches, followed by the end or by `&`:
+/// the span to remove (with that `&`).
+fn session_id_at(
+    query: &[u8],
+    at: usize,
+    pattern: &(u8, usize, Pattern),
+) -> Option<(usize, usize)> {
+    let &(first, shortest, pattern) = pattern;
+    let rest = query.get(at..)?;
+    if rest.len() < shortest || rest[0].to_ascii_lowercase() != first {
+        return None;
+    }
+    let len = pattern(rest)?;
+    match rest.get(len) {
+        None => Some((at, len)),
+        Some(b'&') => Some((at, len + 1)),
+        Some(_) => None,
     }
 }
 
@@ -855,31 +914,38 @@ fn alpha_reorder_query(
 /// `geturl_bytes(surt=True, with_scheme=False)`: `scheme:` when there is no host, else
 /// the host's labels reversed and joined by `,`, the port, `)`; then the path (`/` if
 /// empty before a query), `?` and the query.
-fn write_surt(url: &Url, s: &Scratch, out: &mut String) {
+fn write_surt(url: &Url, s: &mut Scratch, out: &mut String) {
+    let key = &mut s.swap;
+    key.clear();
     if s.host.is_empty() {
-        push_ascii(&s.url[..url.scheme_len], out);
-        out.push(':');
+        key.extend_from_slice(&s.url[..url.scheme_len]);
+        key.push(b':');
     } else {
         for (k, label) in s.host.rsplit(|&b| b == b'.').enumerate() {
             if k > 0 {
-                out.push(',');
+                key.push(b',');
             }
-            push_ascii(label, out);
+            key.extend_from_slice(label);
         }
         if let Some(port) = url.port {
-            out.push(':');
-            out.push_str(decimal(port, &mut [0u8; 10]));
+            key.push(b':');
+            push_decimal(port, key);
         }
-        out.push(')');
+        key.push(b')');
     }
     if !s.path.is_empty() {
-        push_ascii(&s.path, out);
+        key.extend_from_slice(&s.path);
     } else if url.has_query {
-        out.push('/');
+        key.push(b'/');
     }
     if url.has_query {
-        out.push('?');
-        push_ascii(&s.query, out);
+        key.push(b'?');
+        key.extend_from_slice(&s.query);
+    }
+    // ASCII by construction (every part escaped, the scheme ASCII by its syntax).
+    match std::str::from_utf8(key) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.extend(key.iter().map(|&b| char::from(b))),
     }
 }
 
@@ -898,41 +964,39 @@ fn decimal(n: u32, buf: &mut [u8; 10]) -> &str {
     std::str::from_utf8(&buf[k..]).unwrap_or("")
 }
 
-/// Appends bytes that are ASCII by construction (escaped) to `out`.
-fn push_ascii(bytes: &[u8], out: &mut String) {
-    match std::str::from_utf8(bytes) {
-        Ok(text) => out.push_str(text),
-        Err(_) => out.extend(bytes.iter().map(|&b| char::from(b))),
-    }
-}
-
 // ---------------------------------------------------------------------------------------
 // Escaping, as urllib.parse does it
 
 /// `unescapeRepeatedly`: `unquote_to_bytes` until nothing changes.
 fn unescape_repeatedly(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
-    while buf.contains(&b'%') {
-        swap.clear();
-        let mut rest = &buf[..];
-        let mut changed = false;
-        while let Some((&b, tail)) = rest.split_first() {
-            match (b, tail) {
-                (b'%', [h, l, more @ ..]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
-                    swap.push(hex_value(*h) << 4 | hex_value(*l));
-                    rest = more;
-                    changed = true;
-                }
-                _ => {
-                    swap.push(b);
-                    rest = tail;
-                }
-            }
-        }
-        if !changed {
-            return;
-        }
+    while unquote_to_bytes(buf, swap) {
         std::mem::swap(buf, swap);
     }
+}
+
+/// One `unquote_to_bytes` pass of `buf` into `swap`: each `%` and two hex digits as the
+/// byte they spell, any other `%` kept. Whether anything was decoded (`swap` is only
+/// complete then).
+fn unquote_to_bytes(buf: &[u8], swap: &mut Vec<u8>) -> bool {
+    let mut changed = false;
+    let mut rest = buf;
+    swap.clear();
+    while let Some(at) = rest.iter().position(|&b| b == b'%') {
+        swap.extend_from_slice(&rest[..at]);
+        match rest.get(at + 1..at + 3) {
+            Some(&[h, l]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                swap.push(hex_value(h) << 4 | hex_value(l));
+                rest = &rest[at + 3..];
+                changed = true;
+            }
+            _ => {
+                swap.push(b'%');
+                rest = &rest[at + 1..];
+            }
+        }
+    }
+    swap.extend_from_slice(rest);
+    changed
 }
 
 /// The value of an ASCII hex digit.
@@ -947,29 +1011,41 @@ fn hex_value(d: u8) -> u8 {
 /// Whether `escapeOnce` (`quote_from_bytes` with its safe set: every printable ASCII byte
 /// but `#` and `%`) escapes `b`.
 fn escaped(b: u8) -> bool {
-    b <= b' ' || b == b'#' || b == b'%' || b >= 0x7f
+    ESCAPED[usize::from(b)]
 }
+
+/// [`escaped`] as a table.
+static ESCAPED: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b <= 0x20 || b == 0x23 || b == 0x25 || b >= 0x7f;
+        b += 1;
+    }
+    table
+};
 
 /// `escapeOnce`: each byte outside the safe set as `%XX` (uppercase).
 fn escape_once(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
-    if !buf.iter().any(|&b| escaped(b)) {
-        return;
-    }
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let Some(first) = buf.iter().position(|&b| escaped(b)) else {
+        return;
+    };
     swap.clear();
-    for &b in buf.iter() {
-        if escaped(b) {
-            swap.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
-        } else {
-            swap.push(b);
-        }
+    swap.extend_from_slice(&buf[..first]);
+    let mut rest = &buf[first..];
+    while let Some((&b, tail)) = rest.split_first() {
+        swap.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]);
+        let run = tail.iter().position(|&b| escaped(b)).unwrap_or(tail.len());
+        swap.extend_from_slice(&tail[..run]);
+        rest = &tail[run..];
     }
     std::mem::swap(buf, swap);
 }
 
-/// Whether `needle` occurs in `haystack`.
-fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+/// Whether `.aspx` occurs in `path`.
+fn contains_aspx(path: &[u8]) -> bool {
+    path.windows(5).any(|w| w == b".aspx")
 }
 
 /// Copies `component` into `before` when steps are recorded.
