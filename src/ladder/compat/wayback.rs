@@ -965,36 +965,30 @@ fn decimal(n: u32, buf: &mut [u8; 10]) -> &str {
 // ---------------------------------------------------------------------------------------
 // Escaping, as urllib.parse does it
 
-/// `unescapeRepeatedly`: `unquote_to_bytes` until nothing changes.
+/// `unescapeRepeatedly`: `unquote_to_bytes` until nothing changes, in one pass.
+///
+/// Each `unquote_to_bytes` pass decodes every `%XX` present; two such never overlap (a
+/// `%` is no hex digit), so the decodings commute and any order of them ends at the one
+/// string left without `%XX`. This pass decodes each as soon as it is complete at the end
+/// of the output (a decoded byte may complete another there), in linear time where the
+/// peer's passes take quadratic time on `%252525…`.
 fn unescape_repeatedly(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
-    while unquote_to_bytes(buf, swap) {
-        std::mem::swap(buf, swap);
-    }
-}
-
-/// One `unquote_to_bytes` pass of `buf` into `swap`: each `%` and two hex digits as the
-/// byte they spell, any other `%` kept. Whether anything was decoded (`swap` is only
-/// complete then).
-fn unquote_to_bytes(buf: &[u8], swap: &mut Vec<u8>) -> bool {
-    let mut changed = false;
-    let mut rest = buf;
+    let Some(first) = buf.iter().position(|&b| b == b'%') else {
+        return;
+    };
     swap.clear();
-    while let Some(at) = rest.iter().position(|&b| b == b'%') {
-        swap.extend_from_slice(&rest[..at]);
-        match rest.get(at + 1..at + 3) {
-            Some(&[h, l]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
-                swap.push(hex_value(h) << 4 | hex_value(l));
-                rest = &rest[at + 3..];
-                changed = true;
+    swap.extend_from_slice(&buf[..first]);
+    for &b in &buf[first..] {
+        swap.push(b);
+        while let [.., b'%', h, l] = swap[..] {
+            if !(h.is_ascii_hexdigit() && l.is_ascii_hexdigit()) {
+                break;
             }
-            _ => {
-                swap.push(b'%');
-                rest = &rest[at + 1..];
-            }
+            swap.truncate(swap.len() - 3);
+            swap.push(hex_value(h) << 4 | hex_value(l));
         }
     }
-    swap.extend_from_slice(rest);
-    changed
+    std::mem::swap(buf, swap);
 }
 
 /// The value of an ASCII hex digit.
