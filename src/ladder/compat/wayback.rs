@@ -23,6 +23,8 @@
 //! Everything runs on the bytes in [`Scratch`]'s buffers: no regex engine, no allocation
 //! once they have grown (a non-ASCII host goes through `pyidna`, which keeps its own).
 
+use std::ops::RangeInclusive;
+
 use super::{pyidna, Refusal, Steps};
 
 /// The buffers of keying one record, reused.
@@ -309,7 +311,7 @@ fn parse_port(text: &[u8]) -> Result<Option<u32>, &'static str> {
     if !text.iter().all(u8::is_ascii_digit) {
         return Err("ValueError: Port could not be cast to integer value");
     }
-    if text.len() > 4300 {
+    if text.len() > INT_MAX_STR_DIGITS {
         return Err(
             "ValueError: Exceeds the limit (4300 digits) for integer string conversion (port)",
         );
@@ -461,39 +463,43 @@ fn attempt_ip_formats(host: &[u8]) -> Result<Option<u32>, Refusal> {
         });
         return Ok(Some(value));
     }
-    if matches_ip_regex(host, b'1', b'9') || matches_ip_regex(host, b'0', b'0') {
+    if is_decimal_ip(host) || is_octal_ip(host) {
         return Ok(inet_aton(host));
     }
     Ok(None)
 }
 
-/// Whether `host` matches `DECIMAL_IP` (`^([1-9][0-9]*)(\.[0-9]+)?…` three times, first
-/// digit `1`-`9`) or `OCTAL_IP` (`^(0[0-7]*)(\.[0-7]+)?…`, first digit `0`), chosen by
-/// the range of the first digit. `$` also matches before a final `\n`.
-fn matches_ip_regex(host: &[u8], first_low: u8, first_high: u8) -> bool {
+/// `DECIMAL_IP`: `^([1-9][0-9]*)(\.[0-9]+)?(\.[0-9]+)?(\.[0-9]+)?$`.
+fn is_decimal_ip(host: &[u8]) -> bool {
+    has_ip_shape(host, b'1'..=b'9', b'0'..=b'9')
+}
+
+/// `OCTAL_IP`: `^(0[0-7]*)(\.[0-7]+)?(\.[0-7]+)?(\.[0-7]+)?$`.
+fn is_octal_ip(host: &[u8]) -> bool {
+    has_ip_shape(host, b'0'..=b'0', b'0'..=b'7')
+}
+
+/// The shape of both: a `first` digit, more `digits`, then up to three `.` parts of
+/// `digits`; Python's `$` also matches before a final `\n`.
+fn has_ip_shape(host: &[u8], first: RangeInclusive<u8>, digits: RangeInclusive<u8>) -> bool {
     let host = host.strip_suffix(b"\n").unwrap_or(host);
-    let octal = first_high == b'0';
-    let digit = |b: &u8| {
-        if octal {
-            (b'0'..=b'7').contains(b)
-        } else {
-            b.is_ascii_digit()
-        }
+    let Some((lead, rest)) = host.split_first() else {
+        return false;
     };
-    match host.first() {
-        Some(&b) if (first_low..=first_high).contains(&b) => {}
-        _ => return false,
+    if !first.contains(lead) {
+        return false;
     }
-    let mut parts = host.split(|&b| b == b'.');
-    let first = parts.next().unwrap_or(&[]);
+    let all_digits = |part: &[u8]| part.iter().all(|b| digits.contains(b));
+    let mut parts = rest.split(|&b| b == b'.');
+    let head_ok = parts.next().is_some_and(all_digits);
     let mut count = 1;
     for part in parts {
-        if part.is_empty() || !part.iter().all(digit) {
+        if part.is_empty() || !all_digits(part) {
             return false;
         }
         count += 1;
     }
-    count <= 4 && first[1..].iter().all(digit)
+    head_ok && count <= 4
 }
 
 /// glibc's `__inet_aton_exact` on digits and dots: up to four parts, each decimal or, with
@@ -526,12 +532,10 @@ fn inet_aton(host: &[u8]) -> Option<u32> {
 /// leading `0`; `None` on a digit the base refuses or a value over 32 bits.
 fn strtoul(part: &[u8]) -> Option<u32> {
     let (radix, digits) = match part {
+        [] => return None,
         [b'0', rest @ ..] => (8, rest),
         _ => (10, part),
     };
-    if part.is_empty() {
-        return None;
-    }
     digits.iter().try_fold(0u32, |v, &d| {
         let d = char::from(d).to_digit(radix)?;
         v.checked_mul(radix)?.checked_add(d)
