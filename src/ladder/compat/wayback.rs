@@ -137,6 +137,7 @@ fn parse(record: &[u8], s: &mut Scratch, steps: &mut impl Steps) -> Result<Url, 
             }
         })?;
         hostname_into(host, &mut s.host);
+        note(steps, "host", "lowercase", host, &s.host);
     }
     if fragment < url.len() && steps.on() {
         steps.step("fragment", "strip", &url[fragment..], b"");
