@@ -25,6 +25,8 @@
 
 use std::ops::RangeInclusive;
 
+use memchr::{memchr, memchr2, memchr3, memrchr};
+
 use super::{pyidna, Refusal, Steps};
 
 /// The buffers of keying one record, reused.
@@ -105,15 +107,15 @@ fn parse(record: &[u8], s: &mut Scratch, steps: &mut impl Steps) -> Result<Url, 
     let mut at = scheme_len + 1;
     let netloc = if url.get(at..at + 2) == Some(b"//") {
         let start = at + 2;
-        at = find_any(url, start, |b| matches!(b, b'/' | b'?' | b'#'));
+        at = find_from(url, start, |s| memchr3(b'/', b'?', b'#', s));
         Some(start..at)
     } else {
         None
     };
-    let path = at..find_any(url, at, |b| matches!(b, b'?' | b'#'));
+    let path = at..find_from(url, at, |s| memchr2(b'?', b'#', s));
     let (query, fragment) = match url.get(path.end) {
         Some(b'?') => {
-            let end = find_any(url, path.end + 1, |b| b == b'#');
+            let end = find_from(url, path.end + 1, |s| memchr(b'#', s));
             (path.end + 1..end, end)
         }
         _ => (path.end..path.end, path.end),
@@ -148,7 +150,7 @@ fn parse(record: &[u8], s: &mut Scratch, steps: &mut impl Steps) -> Result<Url, 
     // "deal with http:////////////////www.vikings.com": a host taken from the path.
     if url[..scheme_len].starts_with(b"http") && s.host.is_empty() && !path.is_empty() {
         let from = path.start + url[path.clone()].iter().take_while(|&&b| b == b'/').count();
-        let end = find_any(url, from, |b| b == b'/').min(path.end);
+        let end = find_from(url, from, |s| memchr(b'/', s)).min(path.end);
         s.host.extend_from_slice(&url[from..end]);
         s.path.push(b'/');
         s.path
@@ -176,7 +178,7 @@ fn prepare(record: &[u8], url: &mut Vec<u8>, steps: &mut impl Steps) -> Result<P
         .unwrap_or(&[]);
     url.clear();
     let removed = |b: &u8| matches!(b, b'\n' | b'\r' | b'\t');
-    match trimmed.iter().position(removed) {
+    match memchr3(b'\n', b'\r', b'\t', trimmed) {
         None => url.extend_from_slice(trimmed),
         Some(k) => {
             url.extend_from_slice(&trimmed[..k]);
@@ -265,10 +267,10 @@ fn record_offset(record: &[u8], prepared: &Prepared, in_url: usize) -> usize {
     record.len()
 }
 
-/// The first offset at or after `from` holding a byte `stop` accepts, or the length.
-fn find_any(url: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> usize {
+/// The offset of what `find` finds at or after `from`, or the length.
+fn find_from(url: &[u8], from: usize, find: impl Fn(&[u8]) -> Option<usize>) -> usize {
     let rest = url.get(from..).unwrap_or(&[]);
-    from + rest.iter().position(|&b| stop(b)).unwrap_or(rest.len())
+    from + find(rest).unwrap_or(rest.len())
 }
 
 /// `bytes.rstrip(byte)`.
@@ -280,11 +282,11 @@ fn trim_end(s: &[u8], byte: u8) -> &[u8] {
 /// `SplitResultBytes._hostinfo` (and the userinfo it passes over): what is before the
 /// last `@`, the host (within `[`…`]` when there is a `[`), the port text.
 fn split_netloc(netloc: &[u8]) -> (&[u8], &[u8], &[u8]) {
-    let (userinfo, hostinfo) = match netloc.iter().rposition(|&b| b == b'@') {
+    let (userinfo, hostinfo) = match memrchr(b'@', netloc) {
         Some(k) => (&netloc[..k], &netloc[k + 1..]),
         None => (&netloc[..0], netloc),
     };
-    if let Some(open) = hostinfo.iter().position(|&b| b == b'[') {
+    if let Some(open) = memchr(b'[', hostinfo) {
         let bracketed = &hostinfo[open + 1..];
         return match bracketed.iter().position(|&b| b == b']') {
             Some(close) => {
@@ -298,7 +300,7 @@ fn split_netloc(netloc: &[u8]) -> (&[u8], &[u8], &[u8]) {
             None => (userinfo, bracketed, &bracketed[bracketed.len()..]),
         };
     }
-    match hostinfo.iter().position(|&b| b == b':') {
+    match memchr(b':', hostinfo) {
         Some(colon) => (userinfo, &hostinfo[..colon], &hostinfo[colon + 1..]),
         None => (userinfo, hostinfo, &hostinfo[hostinfo.len()..]),
     }
@@ -330,7 +332,7 @@ fn parse_port(text: &[u8]) -> Result<Option<u32>, &'static str> {
 /// `SplitResultBytes.hostname` into `out`: lowercased up to its first `%` (a zone keeps
 /// its case); empty stays empty (`None`).
 fn hostname_into(host: &[u8], out: &mut Vec<u8>) {
-    let zone = host.iter().position(|&b| b == b'%').unwrap_or(host.len());
+    let zone = memchr(b'%', host).unwrap_or(host.len());
     let start = out.len();
     out.extend_from_slice(host);
     if let Some(name) = out.get_mut(start..start + zone) {
@@ -980,7 +982,7 @@ fn decimal(n: u32, buf: &mut [u8; 10]) -> &str {
 /// of the output (a decoded byte may complete another there), in linear time where the
 /// peer's passes take quadratic time on `%252525…`.
 fn unescape_repeatedly(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
-    let Some(first) = buf.iter().position(|&b| b == b'%') else {
+    let Some(first) = memchr(b'%', buf) else {
         return;
     };
     swap.clear();
@@ -991,7 +993,7 @@ fn unescape_repeatedly(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
         // it is copied whole.
         let pending = swap.iter().rev().take(2).any(|&b| b == b'%');
         if b != b'%' && !pending {
-            let run = rest.iter().position(|&b| b == b'%').unwrap_or(rest.len());
+            let run = memchr(b'%', rest).unwrap_or(rest.len());
             swap.extend_from_slice(&rest[..run]);
             rest = &rest[run..];
             continue;
