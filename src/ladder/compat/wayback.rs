@@ -25,7 +25,7 @@
 
 use std::ops::RangeInclusive;
 
-use memchr::{memchr, memchr2, memchr3, memrchr};
+use memchr::{memchr, memchr2, memchr3, memchr_iter, memrchr, memrchr_iter};
 
 use super::{pyidna, Refusal, Steps};
 
@@ -775,48 +775,32 @@ fn followed_by_aspx(s: &[u8]) -> bool {
 /// `stripQuerySessionID`: its five patterns in turn, each removing the rightmost session
 /// argument that ends the query or is followed by `&` (and that `&`).
 fn strip_query_session_id(query: &mut Vec<u8>) {
-    // Most queries match none: one pass over the first letters says so.
-    let first = |b: u8| matches!(b | 0x20, b'j' | b'p' | b's' | b'a' | b'c');
-    let candidate = |at: usize| {
-        SESSION_IDS
-            .iter()
-            .any(|p| session_id_at(query, at, p).is_some())
-    };
-    if !(0..query.len()).any(|at| first(query[at]) && candidate(at)) {
-        return;
-    }
-    for pattern in &SESSION_IDS {
-        let found = (0..query.len())
-            .rev()
-            .find_map(|at| session_id_at(query, at, pattern));
+    for &(equals_at, pattern) in &SESSION_IDS {
+        // Each name ends with a `=` at a fixed offset: the candidates, from the right.
+        let found = memrchr_iter(b'=', query).find_map(|e| {
+            let at = e.checked_sub(equals_at)?;
+            session_id_at(query, at, pattern)
+        });
         if let Some((at, len)) = found {
             query.drain(at..at + len);
         }
     }
 }
 
-/// The session-id patterns of `stripQuerySessionID`, in its order: each with its first
-/// letter (any case) and the shortest text it matches.
-const SESSION_IDS: [(u8, usize, Pattern); 5] = [
-    (b'j', 43, jsessionid),
-    (b'p', 42, phpsessid),
-    (b's', 36, sid),
-    (b'a', 45, aspsessionid),
-    (b'c', 16, cfid_cftoken),
+/// The session-id patterns of `stripQuerySessionID`, in its order, each with the offset
+/// of the `=` that ends its name.
+const SESSION_IDS: [(usize, Pattern); 5] = [
+    (10, jsessionid),
+    (9, phpsessid),
+    (3, sid),
+    (20, aspsessionid),
+    (4, cfid_cftoken),
 ];
 
-/// Where a session argument of `pattern` at `at` matches, followed by the end or by `&`:
-/// the span to remove (with that `&`).
-fn session_id_at(
-    query: &[u8],
-    at: usize,
-    pattern: &(u8, usize, Pattern),
-) -> Option<(usize, usize)> {
-    let &(first, shortest, pattern) = pattern;
+/// Where `pattern` matches at `at`, followed by the end or by `&`: the span to remove
+/// (with that `&`).
+fn session_id_at(query: &[u8], at: usize, pattern: Pattern) -> Option<(usize, usize)> {
     let rest = query.get(at..)?;
-    if rest.len() < shortest || rest[0].to_ascii_lowercase() != first {
-        return None;
-    }
     let len = pattern(rest)?;
     match rest.get(len) {
         None => Some((at, len)),
@@ -1057,7 +1041,7 @@ fn escape_once(buf: &mut Vec<u8>, swap: &mut Vec<u8>) {
 
 /// Whether `.aspx` occurs in `path`.
 fn contains_aspx(path: &[u8]) -> bool {
-    path.windows(5).any(|w| w == b".aspx")
+    memchr_iter(b'.', path).any(|k| path.get(k + 1..k + 5) == Some(b"aspx"))
 }
 
 /// Copies `component` into `before` when steps are recorded.
