@@ -1,18 +1,579 @@
-//! Placeholder for the `w3lib` compatibility profile.
+//! The `w3lib@1` profile: `w3lib.url.canonicalize_url(url)` of the `w3lib` Python package
+//! 2.5.0 on Python 3.11 with its defaults (`keep_blank_values=True`, `keep_fragments=False`,
+//! `encoding=None`, `query_separator="&"`), the input of Scrapy's request fingerprints;
+//! docs/compat-w3lib.md lists what it merges and what it refuses.
+//!
+//! The chain mirrors `canonicalize_url` and `_safe_url_split`: `to_unicode` (bytes that are
+//! not UTF-8 become `%XX`), `_strip`, `_urlsplit` ([`urlsplit`](super::urlsplit)), the
+//! userinfo unquoted and quoted again, the hostname lowercased and through `_idna` (NFKC of
+//! Unicode 14, then Python's `idna` codec, [`pyidna`](super::pyidna); the raw hostname where
+//! that raises `UnicodeError`), the port as an integer, the path with `_unquotepath` and
+//! `_quote` (`%2F`, `%3B`, `%3F`, `%25` kept), `_remove_dot_segments` for a path starting
+//! with `/`, the `;params` of the last segment as they were quoted, the query parsed by
+//! `_parse_qsl`, sorted and written by `_urlencode` (`quote_plus`), the fragment dropped, the
+//! host lowercased again, an IPv6 host written by Python's `ipaddress`, and `_urlunparse`.
+//!
+//! Quoting and unquoting are fused: w3lib first quotes the path and the query with its
+//! "safest" sets and then unquotes them, which gives back every byte the first quoting
+//! escaped, so each part is read once from the text.
 
+use super::pyidna;
+use super::urlsplit::{urlsplit, NetlocScratch, SplitResult};
+use super::w3lib_ip::{ip_address, write_v6, IpAddress};
+use super::w3lib_unicode::{nfkc_14, py_lower};
 use super::{Refusal, Steps};
 
 /// The buffers of keying one record, reused.
 #[derive(Default)]
-pub(crate) struct Scratch {}
+pub(crate) struct Scratch {
+    /// The record after `to_unicode` and `_strip`, as `_urlsplit` leaves it.
+    text: String,
+    /// The netloc being rebuilt, and its buffers.
+    netloc: NetlocBuffers,
+    /// The unquoted query fields, one after another, and their spans.
+    unquoted: Vec<u8>,
+    pairs: Vec<Pair>,
+    /// The path before its dot segments are removed.
+    path: String,
+    /// The buffers of `_checknetloc`.
+    check: NetlocScratch,
+}
 
-/// Appends the key of `record` to `out`.
+/// The netloc being rebuilt and the buffers of its host.
+#[derive(Default)]
+struct NetlocBuffers {
+    netloc: String,
+    /// The lowercased hostname, then the host lowercased again.
+    host: String,
+    /// NFKC of the hostname (before IDNA).
+    nfkc: String,
+    /// The IDNA of the hostname.
+    idna: Vec<u8>,
+}
+
+/// A query field's unquoted key and value, as spans of [`Scratch::unquoted`].
+#[derive(Clone, Copy)]
+struct Pair {
+    key: (u32, u32),
+    value: (u32, u32),
+}
+
+/// Byte sets of w3lib's quoting, as 256-entry masks.
+struct Safe([bool; 256]);
+
+impl Safe {
+    const fn of(extra: &[u8]) -> Safe {
+        let mut t = [false; 256];
+        let unreserved = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~";
+        let mut i = 0;
+        while i < unreserved.len() {
+            t[unreserved[i] as usize] = true;
+            i += 1;
+        }
+        let mut i = 0;
+        while i < extra.len() {
+            t[extra[i] as usize] = true;
+            i += 1;
+        }
+        Safe(t)
+    }
+    #[inline]
+    fn has(&self, b: u8) -> bool {
+        self.0[usize::from(b)]
+    }
+}
+
+/// `_USERINFO_SAFEST_CHARS`: unreserved and the sub-delimiters but `;` and `=`.
+static USERINFO_SAFEST: Safe = Safe::of(b"!$&'()*+,");
+/// `_PATH_SAFEST_CHARS`: what the path keeps in its first quoting (the `;params` keep it).
+static PATH_SAFEST: Safe = Safe::of(b":/?@!$&'()*+,;=%");
+/// `_PATH_SAFE_CHARS`: what the path keeps in its second quoting.
+static PATH_SAFE: Safe = Safe::of(b":/?@[]!$&'()*+,;=|%");
+/// `quote_plus` with no safe characters (`_urlencode`).
+static QUERY_PLUS: Safe = Safe::of(b"");
+
+/// The schemes of `urllib.parse.uses_params` (Python 3.11).
+fn uses_params(scheme: &str) -> bool {
+    matches!(
+        scheme,
+        "" | "ftp" | "hdl" | "prospero" | "http" | "imap" | "https" | "shttp" | "rtsp" | "rtsps"
+            | "rtspu" | "sip" | "sips" | "mms" | "sftp" | "tel"
+    )
+}
+
+/// The schemes of `urllib.parse.uses_netloc` (Python 3.11).
+fn uses_netloc(scheme: &str) -> bool {
+    matches!(
+        scheme,
+        "" | "ftp" | "http" | "gopher" | "nntp" | "telnet" | "imap" | "wais" | "file" | "mms"
+            | "https" | "shttp" | "snews" | "prospero" | "rtsp" | "rtsps" | "rtspu" | "rsync"
+            | "svn" | "svn+ssh" | "sftp" | "nfs" | "git" | "git+ssh" | "ws" | "wss"
+    )
+}
+
+/// Where the text came from: the record's offset of text offset 0, when the text is the
+/// record's bytes as they were (else refusals point at the whole record).
+struct Origin {
+    lead: usize,
+    verbatim: bool,
+}
+
+impl Origin {
+    fn refusal(&self, (at, message): (usize, &'static str)) -> Refusal {
+        let at = if self.verbatim { self.lead + at } else { 0 };
+        Refusal { at, message }
+    }
+}
+
+/// Appends the key of `record` to `out`: `canonicalize_url(record)`, or the exception it
+/// raises as a refusal.
 pub(crate) fn write_key(
     record: &[u8],
     out: &mut String,
-    _scratch: &mut Scratch,
-    _steps: &mut impl Steps,
+    scratch: &mut Scratch,
+    steps: &mut impl Steps,
 ) -> Result<(), Refusal> {
-    let _ = (record, out);
-    Err(Refusal { at: 0, message: "not yet" })
+    let origin = to_unicode_stripped(record, &mut scratch.text, steps);
+    let before = steps.on().then(|| scratch.text.clone());
+    let parts = urlsplit(&mut scratch.text, &mut scratch.check).map_err(|e| origin.refusal(e))?;
+    if let Some(before) = before {
+        let (raw, scheme) = (&before.as_bytes()[parts.scheme.clone()], &scratch.text[parts.scheme.clone()]);
+        steps.step("scheme", "lowercase", raw, scheme.as_bytes());
+    }
+    build_netloc(&scratch.text, &parts, &mut scratch.netloc, steps).map_err(|e| origin.refusal(e))?;
+    let text = scratch.text.as_str();
+    let scheme = &text[parts.scheme.clone()];
+    out.push_str(scheme);
+    if !scheme.is_empty() {
+        out.push(':');
+    }
+    let mark = out.len();
+    let netloc = scratch.netloc.netloc.as_str();
+    if !netloc.is_empty() {
+        out.push_str("//");
+        out.push_str(netloc);
+    }
+    let path_at = out.len();
+    write_path_and_params(text, &parts, scheme, out, &mut scratch.path, steps);
+    // `_urlunsplit`: a path always follows the netloc with a `/`; without a netloc, `//`
+    // comes before a path starting with `//` and before a `/` path of a `uses_netloc` scheme.
+    if netloc.is_empty() {
+        let url = &out[path_at..];
+        if url.starts_with("//") || (!scheme.is_empty() && uses_netloc(scheme) && url.starts_with('/')) {
+            out.insert_str(mark, "//");
+        }
+    } else if !out[path_at..].starts_with('/') {
+        out.insert(path_at, '/');
+    }
+    let query = &text.as_bytes()[parts.query.clone()];
+    if !query.is_empty() {
+        write_query(query, out, &mut scratch.unquoted, &mut scratch.pairs, steps);
+    }
+    if !parts.fragment.is_empty() && steps.on() {
+        let fragment = &text.as_bytes()[parts.fragment.start - 1..parts.fragment.end];
+        steps.step("fragment", "strip", fragment, b"");
+    }
+    Ok(())
+}
+
+/// `_strip(to_unicode(record, "utf8", "percentencode"))`: bytes that are not UTF-8 become
+/// `%XX`, then C0 controls and spaces at both ends go, and tabs and newlines anywhere.
+fn to_unicode_stripped(record: &[u8], text: &mut String, steps: &mut impl Steps) -> Origin {
+    text.clear();
+    let mut verbatim = true;
+    let mut rest = record;
+    loop {
+        match core::str::from_utf8(rest) {
+            Ok(s) => {
+                text.push_str(s);
+                break;
+            }
+            Err(e) => {
+                let (valid, after) = rest.split_at(e.valid_up_to());
+                text.push_str(core::str::from_utf8(valid).unwrap_or_default());
+                let bad = e.error_len().unwrap_or(after.len()).max(1).min(after.len());
+                for &b in &after[..bad] {
+                    push_pct(b, text);
+                }
+                rest = &after[bad..];
+                verbatim = false;
+            }
+        }
+    }
+    let mut lead = 0;
+    if text.bytes().any(|b| b <= b' ') {
+        let b = text.as_bytes();
+        lead = b.iter().position(|&c| c > b' ').unwrap_or(b.len());
+        let end = b.iter().rposition(|&c| c > b' ').map_or(lead, |i| i + 1);
+        text.truncate(end);
+        text.replace_range(..lead, "");
+        if text.contains(['\t', '\n', '\r']) {
+            text.retain(|c| !matches!(c, '\t' | '\n' | '\r'));
+            verbatim = false;
+        }
+    }
+    if steps.on() && text.as_bytes() != record {
+        steps.step("record", "strip", record, text.as_bytes());
+    }
+    Origin { lead, verbatim }
+}
+
+/// Rebuilds the netloc into `scratch.netloc` as `_safe_url_split` and `canonicalize_url` do.
+fn build_netloc(
+    text: &str,
+    parts: &SplitResult,
+    scratch: &mut NetlocBuffers,
+    steps: &mut impl Steps,
+) -> Result<(), (usize, &'static str)> {
+    let netloc = &mut scratch.netloc;
+    netloc.clear();
+    if let Some(username) = parts.username.clone() {
+        requote_userinfo(&text.as_bytes()[username], netloc);
+        if let Some(password) = parts.password.clone() {
+            netloc.push(':');
+            requote_userinfo(&text.as_bytes()[password], netloc);
+        }
+        netloc.push('@');
+        if steps.on() {
+            let raw = &text.as_bytes()[parts.netloc.clone()];
+            let raw = raw.iter().rposition(|&b| b == b'@').map_or(raw, |i| &raw[..=i]);
+            steps.step("userinfo", "percent-encoding", raw, netloc.as_bytes());
+        }
+    }
+    let host_at = netloc.len();
+    let raw_host = &text[parts.hostname.clone()];
+    lower_hostname(raw_host, &mut scratch.host);
+    let host = scratch.host.as_str();
+    if steps.on() {
+        steps.step("host", "lowercase", raw_host.as_bytes(), host.as_bytes());
+    }
+    if host.contains(':') {
+        if !host.is_ascii() {
+            return Err((parts.hostname.start, "UnicodeEncodeError: non-ASCII bracketed host"));
+        }
+        netloc.push('[');
+        netloc.push_str(host);
+        netloc.push(']');
+    } else if host.is_ascii() {
+        netloc.push_str(host);
+    } else {
+        scratch.nfkc.clear();
+        // `_idna`: NFKC of the hostname without `@:#?` (it holds none of them).
+        nfkc_14(host, &mut scratch.nfkc);
+        scratch.idna.clear();
+        let encoded = pyidna::encode(&scratch.nfkc, &mut scratch.idna).ok();
+        match encoded.and_then(|()| core::str::from_utf8(&scratch.idna).ok()) {
+            Some(idna) => {
+                netloc.push_str(idna);
+                if steps.on() {
+                    steps.step("host", "idna", host.as_bytes(), idna.as_bytes());
+                }
+            }
+            None => netloc.push_str(host),
+        }
+    }
+    if let Some(port) = parts.port {
+        netloc.push(':');
+        push_decimal(port, netloc);
+        if steps.on() {
+            let mut decimal = String::new();
+            push_decimal(port, &mut decimal);
+            steps.step("port", "decimal", text[parts.port_text.clone()].as_bytes(), decimal.as_bytes());
+        }
+    }
+    lower_host_again(netloc, host_at, &mut scratch.host);
+    normalize_ipv6_host(netloc, host_at, &mut scratch.host, steps);
+    Ok(())
+}
+
+/// `_quote_into(_unquote(part), _USERINFO_SAFEST_CHARS)`.
+fn requote_userinfo(part: &[u8], out: &mut String) {
+    let mut i = 0;
+    while i < part.len() {
+        let (b, n) = unquote_at(part, i);
+        push_quoted(b, &USERINFO_SAFEST, out);
+        i += n;
+    }
+}
+
+/// `__post_init__`'s hostname: lowercased before its first `%`, as it is after it.
+fn lower_hostname(raw: &str, host: &mut String) {
+    host.clear();
+    match raw.split_once('%') {
+        Some((name, zone)) => {
+            py_lower(name, host);
+            host.push('%');
+            host.push_str(zone);
+        }
+        None => py_lower(raw, host),
+    }
+}
+
+/// `canonicalize_url`'s `.lower().removesuffix(":")` of the netloc after the userinfo.
+fn lower_host_again(netloc: &mut String, host_at: usize, tmp: &mut String) {
+    let host = &netloc[host_at..];
+    if host.is_ascii() {
+        netloc[host_at..].make_ascii_lowercase();
+    } else {
+        tmp.clear();
+        py_lower(host, tmp);
+        netloc.truncate(host_at);
+        netloc.push_str(tmp);
+    }
+    if netloc.ends_with(':') {
+        netloc.pop();
+    }
+}
+
+/// `_normalize_ipv6_host`: the first `[...]` of the netloc, when `ip_address` reads an IPv6
+/// address in it, written as `str(address)`.
+fn normalize_ipv6_host(netloc: &mut String, host_at: usize, tmp: &mut String, steps: &mut impl Steps) {
+    let Some(open) = netloc.find('[') else { return };
+    let Some(close) = netloc[open..].find(']').map(|i| open + i) else { return };
+    let Some(IpAddress::V6(ip, scope)) = ip_address(&netloc[open + 1..close]) else { return };
+    tmp.clear();
+    write_v6(ip, scope, tmp);
+    if tmp.as_str() == &netloc[open + 1..close] {
+        return;
+    }
+    if steps.on() {
+        let before = netloc[host_at..].to_string();
+        netloc.replace_range(open + 1..close, tmp);
+        steps.step("host", "ipv6-text", before.as_bytes(), netloc[host_at..].as_bytes());
+    } else {
+        netloc.replace_range(open + 1..close, tmp);
+    }
+}
+
+/// The path of `canonicalize_url`: `_split_params` (a `;` in the last segment, for a
+/// `uses_params` scheme), the path part through `_unquotepath` and `_quote(_PATH_SAFE_CHARS)`
+/// (`/` when empty) and `_remove_dot_segments` when it starts with `/`, then `;` and the
+/// params as `_safe_url_split` quoted them.
+fn write_path_and_params(
+    text: &str,
+    parts: &SplitResult,
+    scheme: &str,
+    out: &mut String,
+    tmp: &mut String,
+    steps: &mut impl Steps,
+) {
+    let raw = &text.as_bytes()[parts.path.clone()];
+    let (path, params) = split_params(raw, scheme);
+    let at = out.len();
+    if path.is_empty() {
+        out.push('/');
+    } else {
+        let mut i = 0;
+        while i < path.len() {
+            let (b, n) = unquote_at(path, i);
+            if n == 3 && matches!(b, b'%' | b'/' | b';' | b'?') {
+                // `_unquotepath` keeps %25, %2F, %3B and %3F escaped (in capitals).
+                out.push('%');
+                out.push(char::from(path[i + 1].to_ascii_uppercase()));
+                out.push(char::from(path[i + 2].to_ascii_uppercase()));
+            } else {
+                push_quoted(b, &PATH_SAFE, out);
+            }
+            i += n;
+        }
+    }
+    if steps.on() {
+        steps.step("path", "percent-encoding", path, out[at..].as_bytes());
+    }
+    if out[at..].starts_with('/') && out[at..].contains("/.") {
+        tmp.clear();
+        tmp.push_str(&out[at..]);
+        out.truncate(at);
+        remove_dot_segments(tmp, out);
+        if steps.on() {
+            steps.step("path", "dot-segments", tmp.as_bytes(), out[at..].as_bytes());
+        }
+    }
+    if let Some(params) = params.filter(|p| !p.is_empty()) {
+        out.push(';');
+        for &b in params {
+            push_quoted(b, &PATH_SAFEST, out);
+        }
+    }
+}
+
+/// `_split_params`: the path and the params after the first `;` of its last segment.
+fn split_params<'a>(path: &'a [u8], scheme: &str) -> (&'a [u8], Option<&'a [u8]>) {
+    if !uses_params(scheme) {
+        return (path, None);
+    }
+    let last = path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
+    match path[last..].iter().position(|&b| b == b';') {
+        Some(i) => (&path[..last + i], Some(&path[last + i + 1..])),
+        None => (path, None),
+    }
+}
+
+/// `_remove_dot_segments` of `path` (which starts with `/`), appended to `out`: each segment
+/// written as `/segment`, `..` taking back the last one written.
+fn remove_dot_segments(path: &str, out: &mut String) {
+    let base = out.len();
+    let segments = path.get(1..).unwrap_or_default();
+    let mut iter = segments.split('/').peekable();
+    while let Some(segment) = iter.next() {
+        let last = iter.peek().is_none();
+        match segment {
+            ".." => {
+                if let Some(i) = out[base..].rfind('/') {
+                    out.truncate(base + i);
+                }
+                if last {
+                    out.push('/');
+                }
+            }
+            "." => {
+                if last {
+                    out.push('/');
+                }
+            }
+            _ => {
+                out.push('/');
+                out.push_str(segment);
+            }
+        }
+    }
+    if out.len() == base {
+        out.push('/');
+    }
+}
+
+/// The query of `canonicalize_url`: `_parse_qsl(query, keep_blank_values=True)` (fields
+/// split on `&`, empty ones dropped, `+` and `%XX` unquoted), sorted by key then value, and
+/// `_urlencode` (`quote_plus`, `=` after every key); `?` and the query when any field is left.
+fn write_query(
+    query: &[u8],
+    out: &mut String,
+    unquoted: &mut Vec<u8>,
+    pairs: &mut Vec<Pair>,
+    steps: &mut impl Steps,
+) {
+    unquoted.clear();
+    pairs.clear();
+    for field in query.split(|&b| b == b'&').filter(|f| !f.is_empty()) {
+        let (key, value) = match field.iter().position(|&b| b == b'=') {
+            Some(i) => (&field[..i], &field[i + 1..]),
+            None => (field, &field[field.len()..]),
+        };
+        let key = unquote_plus(key, unquoted);
+        let value = unquote_plus(value, unquoted);
+        pairs.push(Pair { key, value });
+    }
+    if pairs.is_empty() {
+        return;
+    }
+    let bytes = unquoted.as_slice();
+    let span = |s: (u32, u32)| bytes.get(s.0 as usize..s.1 as usize).unwrap_or_default();
+    let at = out.len();
+    if steps.on() {
+        urlencode(pairs, span, out);
+        let unsorted = out[at..].to_string();
+        out.truncate(at);
+        steps.step("query", "plus-for-space", query, unsorted.as_bytes());
+        pairs.sort_unstable_by(|a, b| (span(a.key), span(a.value)).cmp(&(span(b.key), span(b.value))));
+        urlencode(pairs, span, out);
+        steps.step("query", "sort-params", unsorted.as_bytes(), out[at..].as_bytes());
+    } else {
+        pairs.sort_unstable_by(|a, b| (span(a.key), span(a.value)).cmp(&(span(b.key), span(b.value))));
+        urlencode(pairs, span, out);
+    }
+    out.insert(at, '?');
+}
+
+/// `_urlencode` of the pairs: `quote_plus(key)=quote_plus(value)`, joined with `&`.
+fn urlencode<'a>(pairs: &[Pair], span: impl Fn((u32, u32)) -> &'a [u8], out: &mut String) {
+    for (i, pair) in pairs.iter().enumerate() {
+        if i > 0 {
+            out.push('&');
+        }
+        for &b in span(pair.key) {
+            push_quoted_plus(b, out);
+        }
+        out.push('=');
+        for &b in span(pair.value) {
+            push_quoted_plus(b, out);
+        }
+    }
+}
+
+/// `_unquote_plus(part)` appended to `unquoted`; returns its span there.
+fn unquote_plus(part: &[u8], unquoted: &mut Vec<u8>) -> (u32, u32) {
+    let start = unquoted.len();
+    let mut i = 0;
+    while i < part.len() {
+        let (b, n) = unquote_at(part, i);
+        unquoted.push(if n == 1 && b == b'+' { b' ' } else { b });
+        i += n;
+    }
+    (start as u32, unquoted.len() as u32)
+}
+
+/// The byte at `i` of `part` as `_unquote` reads it, and how many bytes it took: a `%`
+/// followed by two hex digits is the byte they spell.
+#[inline]
+fn unquote_at(part: &[u8], i: usize) -> (u8, usize) {
+    let b = part[i];
+    if b == b'%' {
+        if let (Some(h), Some(l)) = (part.get(i + 1).and_then(|&c| hex(c)), part.get(i + 2).and_then(|&c| hex(c))) {
+            return ((h << 4) | l, 3);
+        }
+    }
+    (b, 1)
+}
+
+#[inline]
+fn hex(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Appends `b` as `_quote` does: as it is when safe, else `%XX` in capitals.
+#[inline]
+fn push_quoted(b: u8, safe: &Safe, out: &mut String) {
+    if safe.has(b) {
+        out.push(char::from(b));
+    } else {
+        push_pct(b, out);
+    }
+}
+
+/// Appends `b` as `quote_plus` with no safe characters does.
+#[inline]
+fn push_quoted_plus(b: u8, out: &mut String) {
+    if b == b' ' {
+        out.push('+');
+    } else {
+        push_quoted(b, &QUERY_PLUS, out);
+    }
+}
+
+#[inline]
+fn push_pct(b: u8, out: &mut String) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.push('%');
+    out.push(char::from(HEX[usize::from(b >> 4)]));
+    out.push(char::from(HEX[usize::from(b & 15)]));
+}
+
+fn push_decimal(n: u16, out: &mut String) {
+    let mut buf = [0u8; 5];
+    let mut i = buf.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend(buf[i..].iter().map(|&b| char::from(b)));
 }
