@@ -12,13 +12,14 @@
 use super::w3lib_ip::{ip_address, IpAddress};
 use super::w3lib_unicode::nfkc_14;
 use core::ops::Range;
+use memchr::{memchr, memchr2, memchr3};
 
 /// A refusal of `_urlsplit`: the text offset of the refused part and the exception.
 pub(super) type Raised = (usize, &'static str);
 
 /// The schemes of the URL Standard, w3lib's `_SPECIAL_SCHEMES`.
 pub(super) fn is_special(scheme: &str) -> bool {
-    matches!(scheme, "ftp" | "file" | "http" | "https" | "ws" | "wss")
+    matches!(scheme.as_bytes(), b"ftp" | b"file" | b"http" | b"https" | b"ws" | b"wss")
 }
 
 /// The parts of a split URL, as ranges of the text (`netloc` is empty without `//`).
@@ -66,40 +67,41 @@ pub(super) fn urlsplit(
     let url = &text.as_bytes()[start..];
     let at = |i: usize| start + i;
     let has_authority = url.starts_with(b"//");
-    let scan = if has_authority { 2 } else { 0 };
-    let find = |c: u8| url[scan..].iter().position(|&b| b == c).map(|i| i + scan);
-    let question = find(b'?');
-    let hash = find(b'#');
-    let (mut open, mut close) = (find(b'['), find(b']'));
+    // w3lib's `str.find` of `/`, `?`, `#`, `[` and `]` from `scan`: the brackets count only
+    // in the authority, and a `?` after the first `#` leaves the query empty as in w3lib.
     let mut path_start = 0;
+    let mut bracketed = false;
     if has_authority {
-        let delim = [find(b'/'), question, hash].into_iter().flatten().fold(url.len(), usize::min);
-        open = open.filter(|&i| i < delim);
-        close = close.filter(|&i| i < delim);
+        let delim = memchr3(b'/', b'?', b'#', &url[2..]).map_or(url.len(), |i| i + 2);
+        let authority = &url[2..delim];
+        let (open, close) = (memchr(b'[', authority), memchr(b']', authority));
         if open.is_some() != close.is_some() {
             return Err((at(2), "ValueError: Invalid IPv6 URL"));
         }
         parts.netloc = at(2)..at(delim);
-        if open.is_some() {
+        bracketed = open.is_some();
+        if bracketed {
             check_bracketed_netloc(&text[parts.netloc.clone()]).map_err(|e| (at(2), e))?;
         }
         path_start = delim;
     }
+    let url = &text.as_bytes()[start..];
     check_netloc(&text[parts.netloc.clone()], scratch).map_err(|e| (at(2), e))?;
+    let rest = &url[path_start..];
     let mut path_end = url.len();
-    if let Some(h) = hash {
-        parts.fragment = at(h + 1)..at(url.len());
-        path_end = h;
+    if let Some(h) = memchr(b'#', rest) {
+        parts.fragment = at(path_start + h + 1)..at(url.len());
+        path_end = path_start + h;
     }
-    match question {
-        Some(q) if q < path_end => {
-            parts.query = at(q + 1)..at(path_end);
-            path_end = q;
+    match memchr(b'?', &url[path_start..path_end]) {
+        Some(q) => {
+            parts.query = at(path_start + q + 1)..at(path_end);
+            path_end = path_start + q;
         }
-        _ => parts.query = at(path_end)..at(path_end),
+        None => parts.query = at(path_end)..at(path_end),
     }
     parts.path = at(path_start)..at(path_end);
-    split_netloc(text, &mut parts, open.is_some())?;
+    split_netloc(text, &mut parts, bracketed)?;
     Ok(parts)
 }
 
@@ -117,8 +119,9 @@ fn scheme_len(b: &[u8]) -> Option<usize> {
 /// `\` becomes `/` before the first `?` or `#` (special schemes only).
 fn backslashes_to_slashes(text: &mut String, start: usize) {
     let rest = &text.as_bytes()[start..];
-    let cut = rest.iter().position(|&b| b == b'?' || b == b'#').unwrap_or(rest.len());
-    if !rest[..cut].contains(&b'\\') {
+    let Some(first) = memchr(b'\\', rest) else { return };
+    let cut = memchr2(b'?', b'#', rest).unwrap_or(rest.len());
+    if first > cut {
         return;
     }
     for i in start..start + cut {

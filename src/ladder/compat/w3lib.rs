@@ -22,6 +22,7 @@ use super::urlsplit::{urlsplit, NetlocScratch, SplitResult};
 use super::w3lib_ip::{ip_address, write_v6, IpAddress};
 use super::w3lib_unicode::{nfkc_14, py_lower};
 use super::{Refusal, Steps};
+use memchr::memchr_iter;
 
 /// The buffers of keying one record, reused.
 #[derive(Default)]
@@ -89,25 +90,27 @@ static USERINFO_SAFEST: Safe = Safe::of(b"!$&'()*+,");
 static PATH_SAFEST: Safe = Safe::of(b":/?@!$&'()*+,;=%");
 /// `_PATH_SAFE_CHARS`: what the path keeps in its second quoting.
 static PATH_SAFE: Safe = Safe::of(b":/?@[]!$&'()*+,;=|%");
+/// `_PATH_SAFE_CHARS` but `%`: the bytes a path copies as they are.
+static PATH_RUN: Safe = Safe::of(b":/?@[]!$&'()*+,;=|");
 /// `quote_plus` with no safe characters (`_urlencode`).
 static QUERY_PLUS: Safe = Safe::of(b"");
 
 /// The schemes of `urllib.parse.uses_params` (Python 3.11).
 fn uses_params(scheme: &str) -> bool {
     matches!(
-        scheme,
-        "" | "ftp" | "hdl" | "prospero" | "http" | "imap" | "https" | "shttp" | "rtsp" | "rtsps"
-            | "rtspu" | "sip" | "sips" | "mms" | "sftp" | "tel"
+        scheme.as_bytes(),
+        b"" | b"ftp" | b"hdl" | b"prospero" | b"http" | b"imap" | b"https" | b"shttp" | b"rtsp" | b"rtsps"
+            | b"rtspu" | b"sip" | b"sips" | b"mms" | b"sftp" | b"tel"
     )
 }
 
 /// The schemes of `urllib.parse.uses_netloc` (Python 3.11).
 fn uses_netloc(scheme: &str) -> bool {
     matches!(
-        scheme,
-        "" | "ftp" | "http" | "gopher" | "nntp" | "telnet" | "imap" | "wais" | "file" | "mms"
-            | "https" | "shttp" | "snews" | "prospero" | "rtsp" | "rtsps" | "rtspu" | "rsync"
-            | "svn" | "svn+ssh" | "sftp" | "nfs" | "git" | "git+ssh" | "ws" | "wss"
+        scheme.as_bytes(),
+        b"" | b"ftp" | b"http" | b"gopher" | b"nntp" | b"telnet" | b"imap" | b"wais" | b"file" | b"mms"
+            | b"https" | b"shttp" | b"snews" | b"prospero" | b"rtsp" | b"rtsps" | b"rtspu" | b"rsync"
+            | b"svn" | b"svn+ssh" | b"sftp" | b"nfs" | b"git" | b"git+ssh" | b"ws" | b"wss"
     )
 }
 
@@ -201,7 +204,7 @@ fn to_unicode_stripped(record: &[u8], text: &mut String, steps: &mut impl Steps)
         }
     }
     let mut lead = 0;
-    if text.bytes().any(|b| b <= b' ') {
+    if has_c0_or_space(text.as_bytes()) {
         let b = text.as_bytes();
         lead = b.iter().position(|&c| c > b' ').unwrap_or(b.len());
         let end = b.iter().rposition(|&c| c > b' ').map_or(lead, |i| i + 1);
@@ -216,6 +219,23 @@ fn to_unicode_stripped(record: &[u8], text: &mut String, steps: &mut impl Steps)
         steps.step("record", "strip", record, text.as_bytes());
     }
     Origin { lead, verbatim }
+}
+
+/// Whether `b` holds a byte up to `0x20` (`_C0_CONTROL_OR_SPACE_RE.search`), eight bytes at a
+/// time: a byte below `0x21` is the only way `x - 0x21` borrows into a clear high bit.
+fn has_c0_or_space(b: &[u8]) -> bool {
+    const LOW: u64 = 0x2121_2121_2121_2121;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut chunks = b.chunks_exact(8);
+    for chunk in chunks.by_ref() {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        if x.wrapping_sub(LOW) & !x & HIGH != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&c| c <= b' ')
 }
 
 /// Rebuilds the netloc into `scratch.netloc` as `_safe_url_split` and `canonicalize_url` do.
@@ -247,7 +267,7 @@ fn build_netloc(
     if steps.on() {
         steps.step("host", "lowercase", raw_host.as_bytes(), host.as_bytes());
     }
-    if host.contains(':') {
+    if host.bytes().any(|b| b == b':') {
         if !host.is_ascii() {
             return Err((parts.hostname.start, "UnicodeEncodeError: non-ASCII bracketed host"));
         }
@@ -357,30 +377,20 @@ fn write_path_and_params(
     tmp: &mut String,
     steps: &mut impl Steps,
 ) {
-    let raw = &text.as_bytes()[parts.path.clone()];
+    let raw = text.get(parts.path.clone()).unwrap_or_default();
     let (path, params) = split_params(raw, scheme);
     let at = out.len();
     if path.is_empty() {
         out.push('/');
     } else {
-        let mut i = 0;
-        while i < path.len() {
-            let (b, n) = unquote_at(path, i);
-            if n == 3 && matches!(b, b'%' | b'/' | b';' | b'?') {
-                // `_unquotepath` keeps %25, %2F, %3B and %3F escaped (in capitals).
-                out.push('%');
-                out.push(char::from(path[i + 1].to_ascii_uppercase()));
-                out.push(char::from(path[i + 2].to_ascii_uppercase()));
-            } else {
-                push_quoted(b, &PATH_SAFE, out);
-            }
-            i += n;
-        }
+        write_path(path, out);
     }
     if steps.on() {
-        steps.step("path", "percent-encoding", path, out[at..].as_bytes());
+        steps.step("path", "percent-encoding", path.as_bytes(), out[at..].as_bytes());
     }
-    if out[at..].starts_with('/') && out[at..].contains("/.") {
+    let written = &out.as_bytes()[at..];
+    let dotted = memchr_iter(b'/', written).any(|i| written.get(i + 1) == Some(&b'.'));
+    if dotted && written.first() == Some(&b'/') {
         tmp.clear();
         tmp.push_str(&out[at..]);
         out.truncate(at);
@@ -391,20 +401,47 @@ fn write_path_and_params(
     }
     if let Some(params) = params.filter(|p| !p.is_empty()) {
         out.push(';');
-        for &b in params {
+        for &b in params.as_bytes() {
             push_quoted(b, &PATH_SAFEST, out);
         }
     }
 }
 
+/// The path part through `_unquotepath` and `_quote(_PATH_SAFE_CHARS)`: `%XX` decoded but
+/// `%25`, `%2F`, `%3B` and `%3F` (kept, in capitals), then every byte outside the safe set
+/// escaped. Runs of safe ASCII are copied as they are.
+fn write_path(path: &str, out: &mut String) {
+    let b = path.as_bytes();
+    let (mut i, mut run) = (0, 0);
+    while i < b.len() {
+        let c = b[i];
+        if PATH_RUN.has(c) {
+            i += 1;
+            continue;
+        }
+        out.push_str(path.get(run..i).unwrap_or_default());
+        let (v, n) = unquote_at(b, i);
+        if n == 3 && matches!(v, b'%' | b'/' | b';' | b'?') {
+            out.push('%');
+            out.push(char::from(b[i + 1].to_ascii_uppercase()));
+            out.push(char::from(b[i + 2].to_ascii_uppercase()));
+        } else {
+            push_quoted(v, &PATH_SAFE, out);
+        }
+        i += n;
+        run = i;
+    }
+    out.push_str(path.get(run..).unwrap_or_default());
+}
+
 /// `_split_params`: the path and the params after the first `;` of its last segment.
-fn split_params<'a>(path: &'a [u8], scheme: &str) -> (&'a [u8], Option<&'a [u8]>) {
+fn split_params<'a>(path: &'a str, scheme: &str) -> (&'a str, Option<&'a str>) {
     if !uses_params(scheme) {
         return (path, None);
     }
-    let last = path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1);
-    match path[last..].iter().position(|&b| b == b';') {
-        Some(i) => (&path[..last + i], Some(&path[last + i + 1..])),
+    let last = path.bytes().rposition(|b| b == b'/').map_or(0, |i| i + 1);
+    match path.bytes().skip(last).position(|b| b == b';') {
+        Some(i) => (path.get(..last + i).unwrap_or_default(), path.get(last + i + 1..)),
         None => (path, None),
     }
 }
@@ -490,25 +527,28 @@ fn urlencode<'a>(pairs: &[Pair], span: impl Fn((u32, u32)) -> &'a [u8], out: &mu
         if i > 0 {
             out.push('&');
         }
-        for &b in span(pair.key) {
-            push_quoted_plus(b, out);
-        }
+        quote_plus(span(pair.key), out);
         out.push('=');
-        for &b in span(pair.value) {
-            push_quoted_plus(b, out);
-        }
+        quote_plus(span(pair.value), out);
     }
 }
 
 /// `_unquote_plus(part)` appended to `unquoted`; returns its span there.
 fn unquote_plus(part: &[u8], unquoted: &mut Vec<u8>) -> (u32, u32) {
     let start = unquoted.len();
-    let mut i = 0;
+    let (mut i, mut run) = (0, 0);
     while i < part.len() {
+        if !matches!(part[i], b'%' | b'+') {
+            i += 1;
+            continue;
+        }
+        unquoted.extend_from_slice(&part[run..i]);
         let (b, n) = unquote_at(part, i);
         unquoted.push(if n == 1 && b == b'+' { b' ' } else { b });
         i += n;
+        run = i;
     }
+    unquoted.extend_from_slice(&part[run..]);
     (start as u32, unquoted.len() as u32)
 }
 
@@ -545,14 +585,29 @@ fn push_quoted(b: u8, safe: &Safe, out: &mut String) {
     }
 }
 
-/// Appends `b` as `quote_plus` with no safe characters does.
-#[inline]
-fn push_quoted_plus(b: u8, out: &mut String) {
-    if b == b' ' {
-        out.push('+');
-    } else {
-        push_quoted(b, &QUERY_PLUS, out);
+/// Appends `quote_plus(bytes)` with no safe characters: unreserved bytes as they are (copied
+/// by runs), a space as `+`, any other byte as `%XX`.
+fn quote_plus(bytes: &[u8], out: &mut String) {
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if QUERY_PLUS.has(b) {
+            continue;
+        }
+        push_ascii(&bytes[run..i], out);
+        if b == b' ' {
+            out.push('+');
+        } else {
+            push_pct(b, out);
+        }
+        run = i + 1;
     }
+    push_ascii(&bytes[run..], out);
+}
+
+/// Appends bytes known to be ASCII.
+#[inline]
+fn push_ascii(ascii: &[u8], out: &mut String) {
+    out.push_str(core::str::from_utf8(ascii).unwrap_or_default());
 }
 
 #[inline]

@@ -52,23 +52,41 @@ pub(super) fn nfkc_14(s: &str, out: &mut String) {
 /// `Σ` as `ς` at the end of a word, code points unassigned in Unicode 14.0 unchanged.
 pub(super) fn py_lower(s: &str, out: &mut String) {
     if s.is_ascii() {
-        out.extend(s.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        let at = out.len();
+        out.push_str(s);
+        out[at..].make_ascii_lowercase();
         return;
     }
-    let newer = s.chars().any(|c| !c.is_ascii() && unassigned_14(c));
-    if s.contains('Σ') && !newer {
-        // The final-sigma rule needs the Cased and Case_Ignorable properties, which only
-        // `str::to_lowercase` reads (rare: a capital sigma in a host IDNA refuses).
-        out.push_str(&s.to_lowercase());
+    if s.contains('Σ') {
+        lower_with_final_sigma(s, out);
         return;
     }
     for c in s.chars() {
         if c.is_ascii() {
             out.push(c.to_ascii_lowercase());
-        } else if newer && unassigned_14(c) {
+        } else if unassigned_14(c) {
             out.push(c);
         } else {
             out.extend(c.to_lowercase());
+        }
+    }
+}
+
+/// `py_lower` of a text holding `Σ`, whose final-sigma rule reads the Cased and
+/// Case_Ignorable properties that only `str::to_lowercase` knows: it lowercases a copy in
+/// which a code point unassigned in Unicode 14.0 is `0` (neither cased nor case-ignorable,
+/// as such a code point is to Python 3.11), then puts those code points back (rare: a capital
+/// sigma in a host that IDNA refuses; allocates).
+fn lower_with_final_sigma(s: &str, out: &mut String) {
+    let neutral: String = s.chars().map(|c| if !c.is_ascii() && unassigned_14(c) { '0' } else { c }).collect();
+    let lowered = neutral.to_lowercase();
+    let mut lowered = lowered.chars();
+    for c in s.chars() {
+        if !c.is_ascii() && unassigned_14(c) {
+            lowered.next();
+            out.push(c);
+        } else {
+            out.extend(lowered.by_ref().take(c.to_lowercase().count()));
         }
     }
 }
