@@ -19,7 +19,10 @@ pub(super) type Raised = (usize, &'static str);
 
 /// The schemes of the URL Standard, w3lib's `_SPECIAL_SCHEMES`.
 pub(super) fn is_special(scheme: &str) -> bool {
-    matches!(scheme.as_bytes(), b"ftp" | b"file" | b"http" | b"https" | b"ws" | b"wss")
+    matches!(
+        scheme.as_bytes(),
+        b"ftp" | b"file" | b"http" | b"https" | b"ws" | b"wss"
+    )
 }
 
 /// The parts of a split URL, as ranges of the text (`netloc` is empty without `//`).
@@ -119,7 +122,9 @@ fn scheme_len(b: &[u8]) -> Option<usize> {
 /// `\` becomes `/` before the first `?` or `#` (special schemes only).
 fn backslashes_to_slashes(text: &mut String, start: usize) {
     let rest = &text.as_bytes()[start..];
-    let Some(first) = memchr(b'\\', rest) else { return };
+    let Some(first) = memchr(b'\\', rest) else {
+        return;
+    };
     let cut = memchr2(b'?', b'#', rest).unwrap_or(rest.len());
     if first > cut {
         return;
@@ -146,7 +151,9 @@ fn check_bracketed_netloc(netloc: &str) -> Result<(), &'static str> {
             }
             hostname
         }
-        None => host_and_port.split_once(':').map_or(host_and_port, |(h, _)| h),
+        None => host_and_port
+            .split_once(':')
+            .map_or(host_and_port, |(h, _)| h),
     };
     check_bracketed_host(hostname)
 }
@@ -157,8 +164,13 @@ fn check_bracketed_host(hostname: &str) -> Result<(), &'static str> {
     let b = hostname.as_bytes();
     if let Some(rest) = hostname.strip_prefix(['v', 'V']) {
         let hex = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
-        let future = b[0] == b'v' && hex > 0 && rest[hex..].starts_with('.') && rest.len() > hex + 1;
-        return if future { Ok(()) } else { Err("ValueError: IPvFuture address is invalid") };
+        let future =
+            b[0] == b'v' && hex > 0 && rest[hex..].starts_with('.') && rest.len() > hex + 1;
+        return if future {
+            Ok(())
+        } else {
+            Err("ValueError: IPvFuture address is invalid")
+        };
     }
     match ip_address(hostname) {
         Some(IpAddress::V6(..)) => Ok(()),
@@ -175,7 +187,11 @@ fn check_netloc(netloc: &str, scratch: &mut NetlocScratch) -> Result<(), &'stati
     }
     let cleaned = &mut scratch.cleaned;
     cleaned.clear();
-    cleaned.extend(netloc.chars().filter(|c| !matches!(c, '@' | ':' | '#' | '?')));
+    cleaned.extend(
+        netloc
+            .chars()
+            .filter(|c| !matches!(c, '@' | ':' | '#' | '?')),
+    );
     scratch.normalized.clear();
     nfkc_14(cleaned, &mut scratch.normalized);
     let normalized = &scratch.normalized;
@@ -204,13 +220,19 @@ fn split_netloc(text: &str, parts: &mut SplitResult, bracketed: bool) -> Result<
         }
     }
     let hostinfo = &text.as_bytes()[host_start..netloc.end];
-    let find = |from: usize, c: u8| hostinfo[from..].iter().position(|&b| b == c).map(|i| i + from);
+    let find = |from: usize, c: u8| {
+        hostinfo[from..]
+            .iter()
+            .position(|&b| b == c)
+            .map(|i| i + from)
+    };
     let (hostname, port) = if bracketed {
         // `hostinfo.partition("[")[2].partition("]")`, then the text after `:` in the rest.
         let open = find(0, b'[').map_or(hostinfo.len(), |i| i + 1);
         let close = find(open, b']').unwrap_or(hostinfo.len());
         let rest = (close + 1).min(hostinfo.len());
-        let port = find(rest, b':').map_or(hostinfo.len()..hostinfo.len(), |i| i + 1..hostinfo.len());
+        let port =
+            find(rest, b':').map_or(hostinfo.len()..hostinfo.len(), |i| i + 1..hostinfo.len());
         (open..close, port)
     } else {
         match find(0, b':') {
