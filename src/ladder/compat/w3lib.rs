@@ -244,6 +244,10 @@ fn to_unicode_stripped(record: &[u8], text: &mut String, steps: &mut impl Steps)
             }
         }
     }
+    if steps.on() && !verbatim {
+        steps.step("record", "percent-encoding", record, text.as_bytes());
+    }
+    let before = steps.on().then(|| text.clone());
     let mut lead = 0;
     if has_c0_or_space(text.as_bytes()) {
         let b = text.as_bytes();
@@ -256,8 +260,8 @@ fn to_unicode_stripped(record: &[u8], text: &mut String, steps: &mut impl Steps)
             verbatim = false;
         }
     }
-    if steps.on() && text.as_bytes() != record {
-        steps.step("record", "strip", record, text.as_bytes());
+    if let Some(before) = before {
+        steps.step("record", "strip", before.as_bytes(), text.as_bytes());
     }
     Origin { lead, verbatim }
 }
@@ -353,7 +357,18 @@ fn build_netloc(
             );
         }
     }
-    lower_host_again(netloc, host_at, &mut scratch.host);
+    if steps.on() {
+        let before = netloc[host_at..].to_string();
+        lower_host_again(netloc, host_at, &mut scratch.host);
+        steps.step(
+            "host",
+            "lowercase",
+            before.as_bytes(),
+            &netloc.as_bytes()[host_at..],
+        );
+    } else {
+        lower_host_again(netloc, host_at, &mut scratch.host);
+    }
     normalize_ipv6_host(netloc, host_at, &mut scratch.host, steps);
     Ok(())
 }

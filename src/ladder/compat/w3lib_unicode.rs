@@ -10,7 +10,7 @@
 //! that are normalized apart, which is what such a starter does in Python.
 
 use super::w3lib_tables::UNASSIGNED_14;
-use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::{is_nfkc_quick, IsNormalized, UnicodeNormalization};
 
 /// Whether Python 3.11's `unicodedata` leaves `c` unassigned (general category Cn).
 pub(super) fn unassigned_14(c: char) -> bool {
@@ -40,12 +40,22 @@ pub(super) fn nfkc_14(s: &str, out: &mut String) {
     let mut run = 0;
     for (i, c) in s.char_indices() {
         if !c.is_ascii() && unassigned_14(c) {
-            out.extend(s[run..i].nfkc());
+            push_nfkc(&s[run..i], out);
             out.push(c);
             run = i + c.len_utf8();
         }
     }
-    out.extend(s[run..].nfkc());
+    push_nfkc(&s[run..], out);
+}
+
+/// Appends the NFKC of `run` (no code point of it unassigned in 14.0, so the crate's later
+/// Unicode gives Python 3.11's result); a run the quick check passes is its own NFKC.
+fn push_nfkc(run: &str, out: &mut String) {
+    if is_nfkc_quick(run.chars()) == IsNormalized::Yes {
+        out.push_str(run);
+    } else {
+        out.extend(run.nfkc());
+    }
 }
 
 /// Appends Python 3.11's `s.lower()` to `out`: the full lowercase mapping (`İ` gives `i̇`),
