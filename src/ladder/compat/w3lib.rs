@@ -386,11 +386,10 @@ fn requote_userinfo(part: &[u8], out: &mut String) {
 /// `__post_init__`'s hostname: lowercased before its first `%`, as it is after it.
 fn lower_hostname(raw: &str, host: &mut String) {
     host.clear();
-    match raw.split_once('%') {
-        Some((name, zone)) => {
-            py_lower(name, host);
-            host.push('%');
-            host.push_str(zone);
+    match raw.bytes().position(|b| b == b'%') {
+        Some(i) => {
+            py_lower(raw.get(..i).unwrap_or_default(), host);
+            host.push_str(raw.get(i..).unwrap_or_default());
         }
         None => py_lower(raw, host),
     }
@@ -420,8 +419,11 @@ fn normalize_ipv6_host(
     tmp: &mut String,
     steps: &mut impl Steps,
 ) {
-    let Some(open) = netloc.find('[') else { return };
-    let Some(close) = netloc[open..].find(']').map(|i| open + i) else {
+    let b = netloc.as_bytes();
+    let Some(open) = b.iter().position(|&c| c == b'[') else {
+        return;
+    };
+    let Some(close) = b[open..].iter().position(|&c| c == b']').map(|i| open + i) else {
         return;
     };
     let Some(IpAddress::V6(ip, scope)) = ip_address(&netloc[open + 1..close]) else {
