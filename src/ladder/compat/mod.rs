@@ -78,10 +78,7 @@ impl Steps for Tracer<'_> {
     #[inline(always)]
     fn step(&mut self, component: &'static str, rule: &'static str, before: &[u8], after: &[u8]) {
         if let Some(steps) = self.steps.as_deref_mut() {
-            let (b, a) = (
-                String::from_utf8_lossy(before),
-                String::from_utf8_lossy(after),
-            );
+            let (b, a) = (String::from_utf8_lossy(before), String::from_utf8_lossy(after));
             record_step(steps, component, rule, &b, &a);
         }
     }

@@ -14,8 +14,5 @@ pub(crate) fn write_key(
     _steps: &mut impl Steps,
 ) -> Result<(), Refusal> {
     let _ = (record, out);
-    Err(Refusal {
-        at: 0,
-        message: "not yet",
-    })
+    Err(Refusal { at: 0, message: "not yet" })
 }
