@@ -129,11 +129,15 @@ fn backslashes_to_slashes(text: &mut String, start: usize) {
     if first > cut {
         return;
     }
-    for i in start..start + cut {
-        if text.as_bytes().get(i) == Some(&b'\\') {
-            text.replace_range(i..i + 1, "/");
+    // ASCII for ASCII: the bytes stay UTF-8 (and the buffer keeps its capacity).
+    let mut bytes = core::mem::take(text).into_bytes();
+    for b in bytes.iter_mut().skip(start).take(cut) {
+        if *b == b'\\' {
+            *b = b'/';
         }
     }
+    *text = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
 }
 
 /// `_check_bracketed_netloc`: nothing before `[` and only `:port` after `]` in the host and
@@ -246,14 +250,21 @@ fn split_netloc(text: &str, parts: &mut SplitResult, bracketed: bool) -> Result<
     Ok(())
 }
 
-/// `__post_init__` on the port text: `None` when empty, else ASCII digits (any number of them)
-/// at most 65535.
+/// Python's default `sys.get_int_max_str_digits()`: `int()` of a longer decimal text (leading
+/// zeros count) raises `ValueError`.
+const INT_MAX_STR_DIGITS: usize = 4300;
+
+/// `__post_init__` on the port text: `None` when empty, else ASCII digits (at most 4,300 of
+/// them, as `int()` reads them) whose value is at most 65535.
 fn port_number(port: &[u8]) -> Result<Option<u16>, &'static str> {
     if port.is_empty() {
         return Ok(None);
     }
     if !port.iter().all(u8::is_ascii_digit) {
         return Err("ValueError: Port could not be cast to integer value");
+    }
+    if port.len() > INT_MAX_STR_DIGITS {
+        return Err("ValueError: Exceeds the limit (4300 digits) for integer string conversion");
     }
     let mut value = 0u32;
     for &d in port {

@@ -921,6 +921,10 @@ mod tests {
     #[test]
     fn compat_w3lib_refusals() {
         check(REFUSED);
+        // `int()` reads at most 4,300 digits (leading zeros count).
+        let port = |zeros: usize| key(format!("http://a:{}8/", "0".repeat(zeros)).as_bytes());
+        assert_eq!(port(4299), "http://a:8/");
+        assert_eq!(port(4300), "!ValueError");
     }
 
     /// A key is its own key (w3lib's idempotence test), for every key of the vectors.
