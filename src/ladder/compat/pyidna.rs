@@ -141,7 +141,7 @@ fn nameprep(label: &str, b: &mut Buffers) -> Result<(), ()> {
     for c in label.chars() {
         push_mapping(c, &mut b.mapped);
     }
-    nfkc(b);
+    nfkc(b)?;
     let prepared = &b.prepared;
     if prepared.iter().any(|&c| in_ranges(&tables::PROHIBITED, c)) {
         return Err(());
@@ -194,13 +194,22 @@ const S_COUNT: u32 = L_COUNT * N_COUNT;
 
 /// `unicodedata.ucd_3_2_0.normalize("NFKC", …)` of `b.mapped` into `b.prepared`:
 /// decomposition, canonical ordering, composition, as CPython's `nfc_nfkc` runs them.
-fn nfkc(b: &mut Buffers) {
+///
+/// `Err(())` for a decomposition too long to give a label ToASCII accepts: composition
+/// turns at most 4 code points into one (the longest canonical decomposition of a
+/// composite), so more than `4 * 63` can only end as a label of 64 bytes or more, or
+/// fail before; stopping there keeps the quadratic ordering off long labels.
+fn nfkc(b: &mut Buffers) -> Result<(), ()> {
     b.decomposed.clear();
     for &c in &b.mapped {
         push_decomposition(c, &mut b.decomposed);
+        if b.decomposed.len() > 4 * MAX_LABEL {
+            return Err(());
+        }
     }
     order_canonically(&mut b.decomposed);
     compose(&b.decomposed, &mut b.skipped, &mut b.prepared);
+    Ok(())
 }
 
 /// Appends the full compatibility decomposition of `c` (CPython's 3.2 view) to `out`.
