@@ -766,8 +766,9 @@ mod tests {
         }
     }
 
-    // The vectors: each input with `canonicalize_url(input)` of w3lib 2.5.0 on Python 3.11.7,
-    // or the exception it raises (`/tmp/lab-w3lib/vectors.py` in the profile's history).
+    // The vectors: each input with what `canonicalize_url(input)` (the input as bytes)
+    // returned, or the exception it raised, when run through the installed w3lib 2.5.0 on
+    // Python 3.11.7.
     const PUBLISHED: &[(&[u8], &str)] = &[
             (b"http://www.example.com/", "http://www.example.com/"),
             (b"http://www.example.com", "http://www.example.com/"),
