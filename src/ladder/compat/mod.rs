@@ -20,7 +20,11 @@ use crate::ladder::trace::{record_step, Tracer};
 
 #[allow(dead_code)] // until the profiles call it
 mod pyidna;
+mod urlsplit;
 pub(crate) mod w3lib;
+mod w3lib_ip;
+mod w3lib_tables;
+mod w3lib_unicode;
 pub(crate) mod wayback;
 
 /// A compatibility profile: the canonicalizer whose keys it reproduces, at a pinned version.
