@@ -183,6 +183,7 @@ def main():
 
     print("/// FNV-1a (64) of `chr(c).encode(\"idna\") + b\"\\n\"` (`b\"!\\n\"` where Python "
           "raises) over every code point but the surrogates, in order.")
+    print("#[cfg(test)]")
     print("pub(super) const EXHAUSTIVE_DIGEST: u64 = 0x%016X;" % digest())
 
 

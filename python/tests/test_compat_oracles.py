@@ -23,7 +23,7 @@ import pytest
 
 import irinorm
 
-from .conftest import CORPORA, REPO
+from conftest import CORPORA, REPO
 
 surt = pytest.importorskip("surt", reason="the oracle surt 0.3.1 is not installed")
 w3lib_url = pytest.importorskip("w3lib.url", reason="the oracle w3lib 2.5.0 is not installed")

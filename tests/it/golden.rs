@@ -26,6 +26,7 @@
 //!   into the project). Skipped, with a message, when `../shared` is absent.
 //! - `tests/golden/profiles.tsv`: `crawler@1` and the SURT form (see [`profiles_and_surt`]).
 //! - `tests/golden/crawler-2.tsv`: `crawler@2` (see [`crawler_2_profile`]).
+//! - `tests/golden/compat.tsv`: `wayback@1` and `w3lib@1` (see [`compatibility_profiles`]).
 //!
 //! On a difference the test prints every input with its old and new key (or hash).
 
@@ -432,6 +433,46 @@ fn crawler_2_profile() {
     check_golden("crawler-2.tsv", &out, |old| {
         let title = "tests/golden/crawler-2.tsv differs (columns: input, crawler@2-uri, \
                      crawler@2-iri, crawler@2-surt):\n";
+        changed_lines(title.to_owned(), old, &out)
+    });
+}
+
+/// `tests/golden/compat.tsv`: the compatibility profiles (`input<TAB>wayback@1<TAB>w3lib@1`),
+/// over the inputs of `profiles.tsv` and the sample, each record as the command line hands
+/// it over (its bytes as read: a profile does its peer's own trimming and repairs).
+#[test]
+fn compatibility_profiles() {
+    use irinorm::{Compat, Notes, RawLine, Repair};
+    let profiles = [Compat::Wayback1, Compat::W3lib1].map(|c| {
+        let o = Options::default()
+            .with_level(Level::Protocol)
+            .with_form(c.form())
+            .with_compat(Some(c));
+        Normalizer::new(o).unwrap()
+    });
+    let mut out = String::new();
+    for file in ["tests/golden/protocol_inputs.txt", "corpora/sample.txt"] {
+        let text = std::fs::read(crate::common::repo().join(file)).unwrap();
+        for raw in text.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+            out.push_str(&String::from_utf8_lossy(raw));
+            for n in &profiles {
+                let line = RawLine {
+                    bytes: raw,
+                    text: std::str::from_utf8(raw).ok(),
+                    repair: Repair::Lenient,
+                };
+                let (mut key, mut notes) = (String::new(), Notes::default());
+                out.push('\t');
+                match n.normalize_raw_into(line, &mut key, &mut notes, false) {
+                    Ok(()) => out.push_str(&key),
+                    Err(e) => write!(out, "!{}", e.kind.name()).unwrap(),
+                }
+            }
+            out.push('\n');
+        }
+    }
+    check_golden("compat.tsv", &out, |old| {
+        let title = "tests/golden/compat.tsv differs (columns: input, wayback@1, w3lib@1):\n";
         changed_lines(title.to_owned(), old, &out)
     });
 }

@@ -18,7 +18,6 @@
 
 use crate::ladder::trace::{record_step, Tracer};
 
-#[allow(dead_code)] // until the profiles call it
 mod pyidna;
 mod urlsplit;
 pub(crate) mod w3lib;
@@ -50,7 +49,6 @@ pub(crate) struct Refusal {
 /// Where a profile reports the steps that changed a record, for `--explain`: one call per
 /// step that ran, with the text before and after it (a step that changed nothing is dropped
 /// by the recorder). A run that does not explain pays one test per step.
-#[allow(dead_code)] // until the profiles call it
 pub(crate) trait Steps {
     /// Whether steps are recorded (the profile may skip building `before`/`after` when not).
     fn on(&self) -> bool;
