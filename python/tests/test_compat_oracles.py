@@ -38,7 +38,9 @@ def _surt(raw: bytes) -> str:
     try:
         return surt.surt(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        return surt.surt(raw).decode("utf-8")
+        # surt takes bytes too; a key that is not UTF-8 (a `filedesc` record handed back as
+        # it is) is kept as such, so that it differs from any key of ours.
+        return surt.surt(raw).decode("utf-8", "surrogateescape")
 
 
 def _w3lib(raw: bytes) -> str:
