@@ -153,16 +153,24 @@ impl Migration {
         obs.from = from.as_ref().map(|e| e.key.clone());
         obs.to = to.as_ref().map(|e| e.key.clone());
         if let (Some(f), Some(t), true) = (&from, &to, obs.changed()) {
-            causes(&f.steps, &t.steps, &mut obs.causes);
+            let same_form = self.from.options().form == self.to.options().form;
+            causes(&f.steps, &t.steps, same_form, &mut obs.causes);
         }
     }
 }
 
 /// The steps that one side's explanation has and the other's lacks; `key-form` where they
-/// are the same.
-fn causes(from: &[Step], to: &[Step], causes: &mut Vec<Cause>) {
+/// are the same. Where both sides write the same form, the step that writes it (a SURT:
+/// `record:surt`, which a compatibility profile does not name, writing its own SURTs) is
+/// not a cause.
+fn causes(from: &[Step], to: &[Step], same_form: bool, causes: &mut Vec<Cause>) {
     let names = |steps: &[Step]| -> Vec<(&'static str, &'static str)> {
-        let mut s: Vec<_> = steps.iter().map(|s| (s.component, s.rule)).collect();
+        let form_step = |s: &&Step| same_form && (s.component, s.rule) == ("record", "surt");
+        let mut s: Vec<_> = steps
+            .iter()
+            .filter(|s| !form_step(s))
+            .map(|s| (s.component, s.rule))
+            .collect();
         s.sort_unstable();
         s.dedup();
         s
@@ -319,7 +327,8 @@ impl MigrationReport {
         bits
     }
 
-    /// The summary: the counts, and per rule what it did (rules in order of first sight).
+    /// The summary: the counts, and per rule what it did (the rules that change most
+    /// records first).
     pub fn summary(&self) -> MigrationSummary {
         let mut rules = self.rules.clone();
         let n = rules.len();
@@ -339,6 +348,8 @@ impl MigrationReport {
                 rules[i].merged_keys += g.from_keys;
             }
         }
+        // The causes that change most records first (ties in order of first sight).
+        rules.sort_by(|a, b| b.changed.cmp(&a.changed));
         MigrationSummary {
             records: self.records,
             invalid_from: self.invalid_from,
@@ -377,7 +388,7 @@ pub struct MigrationSummary {
     pub merged_keys: u64,
     /// The `to` keys that such merged `from` keys share.
     pub merged_into: u64,
-    /// Per cause, in order of first sight.
+    /// Per cause, those that change most records first.
     pub by_rule: Vec<RuleCount>,
 }
 
@@ -472,5 +483,64 @@ impl MigrationSummary {
             }
         }
         t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_observation_goes_through_its_line_form_unchanged() {
+        let obs = Observation {
+            record: "http://a/b\tc d".to_owned(),
+            from: Some("http://a/b%09c%20d".to_owned()),
+            to: None,
+            causes: vec![
+                (Side::From, "host:strip-www".to_owned()),
+                (Side::Both, "key:key-form".to_owned()),
+            ],
+        };
+        let mut line = String::new();
+        obs.write_line(&mut line);
+        let mut back = Observation::default();
+        assert!(back.read_line(&line));
+        assert_eq!(
+            (back.record, back.from, back.to, back.causes),
+            (obs.record, obs.from, obs.to, obs.causes)
+        );
+        assert!(!Observation::default().read_line("no tabs"));
+    }
+
+    #[test]
+    fn groups_split_and_merge_by_first_sight() {
+        let mut report = MigrationReport::default();
+        let obs = |from: &str, to: &str| Observation {
+            record: String::new(),
+            from: Some(from.to_owned()),
+            to: Some(to.to_owned()),
+            causes: if from == to {
+                vec![]
+            } else {
+                vec![(Side::To, "r:x".to_owned())]
+            },
+        };
+        // A splits into A and B; C and D merge into D; E is invalid under `to`.
+        for o in [obs("A", "A"), obs("A", "B"), obs("C", "D"), obs("D", "D")] {
+            report.add(&o);
+        }
+        report.add(&Observation {
+            from: Some("E".into()),
+            ..Observation::default()
+        });
+        let s = report.summary();
+        assert_eq!(
+            (s.records, s.invalid_from, s.invalid_to, s.changed),
+            (5, 0, 1, 2)
+        );
+        assert_eq!((s.keys_from, s.keys_to), (3, 3));
+        assert_eq!((s.split_groups, s.merged_keys, s.merged_into), (1, 2, 1));
+        let r = &s.by_rule[0];
+        assert_eq!((r.changed, r.split_groups, r.merged_keys), (2, 1, 2));
     }
 }

@@ -143,3 +143,45 @@ fn bad_options_are_usage_errors() {
     );
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn leaving_the_wayback_keys_splits_what_www_stripping_merged() {
+    // surt.surt strips `www.` (and a trailing `/`); irinorm's SURT form keeps both.
+    let records = "http://www.example.com/\nhttp://example.com/\nhttp://example.com/a/\n";
+    let args = [
+        "migrate",
+        "--from",
+        "--profile wayback",
+        "--to",
+        "--form surt",
+        "--format",
+        "json",
+    ];
+    let o = run(&args, records.as_bytes());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let r: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(
+        (r["records"].as_u64(), r["changed"].as_u64()),
+        (Some(3), Some(2))
+    );
+    assert_eq!(
+        (r["keys_from"].as_u64(), r["keys_to"].as_u64()),
+        (Some(2), Some(3))
+    );
+    assert_eq!(
+        (r["split_groups"].as_u64(), r["merged_keys"].as_u64()),
+        (Some(1), Some(0))
+    );
+    let www = rule(&r, "host:strip-www");
+    assert_eq!(
+        (www["side"].as_str(), www["changed"].as_u64()),
+        (Some("from"), Some(1))
+    );
+    assert_eq!(www["split_groups"], 1);
+    assert_eq!(www["examples"][0]["from"], "com,example)/");
+    assert_eq!(www["examples"][0]["to"], "com,example,www)/");
+    assert_eq!(rule(&r, "path:strip-trailing-slash")["changed"], 1);
+    // Both sides write SURTs: writing one is no cause.
+    let rules = r["by_rule"].as_array().unwrap();
+    assert!(rules.iter().all(|x| x["rule"] != "record:surt"), "{r}");
+}
