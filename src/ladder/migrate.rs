@@ -349,7 +349,7 @@ impl MigrationReport {
             }
         }
         // The causes that change most records first (ties in order of first sight).
-        rules.sort_by(|a, b| b.changed.cmp(&a.changed));
+        rules.sort_by_key(|r| std::cmp::Reverse(r.changed));
         MigrationSummary {
             records: self.records,
             invalid_from: self.invalid_from,
