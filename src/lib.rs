@@ -68,9 +68,7 @@ pub use iri::resolve::{resolve, Resolution};
 pub use ladder::compare::{lowest_common_rung, CompareError};
 pub use ladder::compat::Compat;
 pub use ladder::fast::backend_name;
-pub use ladder::migrate::{
-    Migration, MigrationReport, MigrationSummary, Observation, RuleCount, Side,
-};
+pub use ladder::migrate::{Migration, MigrationReport, MigrationSummary, Observation, RuleCount};
 pub use ladder::normalizer::{equivalent, KeyRun, NextLine, Normalizer};
 pub use ladder::options::{Form, Level, Options};
 pub use ladder::protocol::{

@@ -33,7 +33,7 @@ pub struct Migration {
 
 /// Which side of a migration a step belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Side {
+pub(crate) enum Side {
     /// A step the `from` keys take and the `to` keys do not.
     From,
     /// A step the `to` keys take and the `from` keys do not.
@@ -44,7 +44,7 @@ pub enum Side {
 
 impl Side {
     /// `from`, `to` or `both`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Side::From => "from",
             Side::To => "to",
@@ -55,7 +55,7 @@ impl Side {
 
 /// One cause of a changed key: a step (`component:rule`) one side takes and the other does
 /// not.
-pub type Cause = (Side, String);
+type Cause = (Side, String);
 
 /// One record seen under both normalizers. Reused from record to record.
 #[derive(Clone, Debug, Default)]
@@ -67,7 +67,7 @@ pub struct Observation {
     /// The `to` key, or `None` when the record is invalid there.
     pub to: Option<String>,
     /// Where both keys exist and differ: the steps that make them differ.
-    pub causes: Vec<Cause>,
+    causes: Vec<Cause>,
 }
 
 impl Observation {
@@ -235,8 +235,9 @@ struct ToGroup {
 /// What one cause did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RuleCount {
-    /// The side whose step it is.
-    pub side: Option<Side>,
+    /// The side whose step it is: `from`, `to`, or `both` (the same steps, keys written
+    /// differently).
+    pub side: &'static str,
     /// `component:rule`.
     pub rule: String,
     /// The records whose key it changed.
@@ -310,7 +311,7 @@ impl MigrationReport {
             let at = *self.rule_index.entry(cause.clone()).or_insert(next);
             if at == next {
                 self.rules.push(RuleCount {
-                    side: Some(cause.0),
+                    side: cause.0.name(),
                     rule: cause.1.clone(),
                     ..RuleCount::default()
                 });
@@ -415,7 +416,7 @@ impl MigrationSummary {
             j.extend_from_slice(if i == 0 { b"{" } else { b",{" });
             member(&mut j, "rule", &r.rule);
             j.push(b',');
-            member(&mut j, "side", r.side.map_or("", Side::name));
+            member(&mut j, "side", r.side);
             let _ = write!(
                 j,
                 ",\"changed\":{},\"split_groups\":{},\"merged_keys\":{},\"examples\":[",
@@ -469,7 +470,7 @@ impl MigrationSummary {
             );
         }
         for r in &self.by_rule {
-            let side = r.side.map_or("", Side::name);
+            let side = r.side;
             let _ = writeln!(
                 t,
                 "  {side:<4} {:<32} changed {:>10}  split {:>8}  merged {:>8}",
