@@ -9,6 +9,7 @@ mod engine_common;
 
 mod architecture;
 mod cli;
+mod compat;
 mod conformance;
 mod engine_differential;
 mod engine_inputs;

@@ -1,0 +1,178 @@
+//! The compatibility profiles end to end: the same keys in every output mode and through the
+//! library, `--explain` naming the peer's steps, a refusal as an invalid record with the
+//! peer's reason, and every other key option refused by name. (Their keys against the
+//! peers themselves: `python/tests/test_compat_oracles.py`; pinned: `golden::compatibility_profiles`.)
+
+use super::cli::{run, stderr, stdout};
+
+const RECORDS: &str = "http://www.Example.com:80/Path/?b=2&a=1#frag\n\
+                       HTTPS://www2.example.com/a%2Fb/./c?utm_source=x&id=7\n\
+                       http://a:99999/\n\
+                       \n\
+                       example.com/x\n";
+
+/// (profile, the keys of RECORDS, None where the peer raises).
+const KEYS: [(&str, [Option<&str>; 5]); 2] = [
+    (
+        "wayback",
+        [
+            Some("com,example)/path?a=1&b=2"),
+            Some("com,example)/a/b/c?id=7&utm_source=x"),
+            None,
+            Some("-"),
+            Some("com,example)/x"),
+        ],
+    ),
+    (
+        "w3lib",
+        [
+            Some("http://www.example.com:80/Path/?a=1&b=2"),
+            Some("https://www2.example.com/a%2Fb/c?id=7&utm_source=x"),
+            None,
+            // canonicalize_url("") is "/".
+            Some("/"),
+            Some("example.com/x"),
+        ],
+    ),
+];
+
+#[test]
+fn every_output_mode_gives_the_profiles_keys() {
+    for (profile, keys) in KEYS {
+        let o = run(
+            &["normalize", "--profile", profile, "--output", "jsonl"],
+            RECORDS.as_bytes(),
+        );
+        let rows: Vec<serde_json::Value> = stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let got: Vec<Option<&str>> = rows.iter().map(|r| r["key"].as_str()).collect();
+        assert_eq!(got, keys, "{profile} jsonl");
+        assert_eq!(rows[2]["error"]["kind"], "syntax", "{profile}");
+        let message = rows[2]["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("ValueError: Port"),
+            "{profile}: {message}"
+        );
+
+        let o = run(
+            &["normalize", "--profile", profile, "--output", "tsv"],
+            RECORDS.as_bytes(),
+        );
+        let tsv: Vec<String> = stdout(&o)
+            .lines()
+            .map(|l| l.split('\t').nth(1).unwrap().to_owned())
+            .collect();
+        let want: Vec<String> = keys.iter().map(|k| k.unwrap_or("").to_owned()).collect();
+        assert_eq!(tsv, want, "{profile} tsv");
+
+        let o = run(
+            &["normalize", "--profile", profile, "-q"],
+            RECORDS.as_bytes(),
+        );
+        assert_eq!(
+            stdout(&o).lines().collect::<Vec<_>>(),
+            want,
+            "{profile} key"
+        );
+        let o = run(
+            &[
+                "normalize",
+                "--profile",
+                profile,
+                "--threads",
+                "2",
+                "--chunk-size",
+                "7",
+            ],
+            RECORDS.as_bytes(),
+        );
+        assert_eq!(
+            stdout(&o).lines().collect::<Vec<_>>(),
+            want,
+            "{profile} small chunks"
+        );
+        assert!(
+            stderr(&o).contains(":3:"),
+            "{profile}: the refusal is reported at line 3"
+        );
+    }
+}
+
+#[test]
+fn the_library_gives_the_command_lines_keys() {
+    use irinorm::{Normalizer, Settings};
+    for (profile, keys) in KEYS {
+        let n = Normalizer::from_settings(&Settings::default().with_profile(Some(profile.into())))
+            .unwrap();
+        for (record, want) in RECORDS.lines().zip(keys) {
+            assert_eq!(
+                n.normalize(record).ok().as_deref(),
+                want,
+                "{profile} {record:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn explain_names_the_peers_steps() {
+    let o = run(
+        &["normalize", "--profile", "wayback", "--explain"],
+        RECORDS.lines().next().unwrap().as_bytes(),
+    );
+    let text = stdout(&o);
+    for step in [
+        "strip-www",
+        "default-port",
+        "sort-params",
+        "strip-trailing-slash",
+    ] {
+        assert!(text.contains(step), "{step} in\n{text}");
+    }
+    let o = run(
+        &["normalize", "--profile", "w3lib", "--explain"],
+        RECORDS.lines().next().unwrap().as_bytes(),
+    );
+    let text = stdout(&o);
+    assert!(
+        text.contains("sort-params") && text.contains("fragment"),
+        "{text}"
+    );
+}
+
+#[test]
+fn other_key_options_are_refused_by_name() {
+    for (args, says) in [
+        (
+            &["--profile", "wayback", "--form", "uri"][..],
+            "another --form",
+        ),
+        (&["--profile", "w3lib", "--nfc"][..], "--nfc does not apply"),
+        (
+            &["--profile", "w3lib", "--level", "scheme"][..],
+            "apply only at --level protocol",
+        ),
+        (&["--profile", "wayback@2"][..], "unknown profile"),
+    ] {
+        let mut all = vec!["normalize"];
+        all.extend_from_slice(args);
+        let o = run(&all, b"http://a/\n");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
+    }
+    let o = run(
+        &[
+            "normalize",
+            "--profile",
+            "wayback@1",
+            "--form",
+            "surt",
+            "--level",
+            "protocol",
+        ],
+        b"http://www.a.com/\n",
+    );
+    assert_eq!(stdout(&o), "com,a)/\n");
+}
