@@ -58,9 +58,11 @@ struct Url {
 }
 
 /// Appends the key of `record` to `out`: the SURT `surt.surt` gives, or the peer's
-/// exception as a [`Refusal`].
+/// exception as a [`Refusal`]. `text` is `record` as text when the caller knows it is
+/// UTF-8 (it spares the fast path a validation).
 pub(crate) fn write_key(
     record: &[u8],
+    text: Option<&str>,
     out: &mut String,
     scratch: &mut Scratch,
     steps: &mut impl Steps,
@@ -79,7 +81,7 @@ pub(crate) fn write_key(
         return Ok(());
     }
     // Explaining records the chain's steps: the fast path, which records none, is not taken.
-    if !steps.on() && write_key_fast(record, out, scratch) {
+    if !steps.on() && write_key_fast(record, text, out, scratch) {
         return Ok(());
     }
     write_key_chain(record, out, scratch, steps)
@@ -109,9 +111,9 @@ fn write_key_chain(
 /// It takes a scheme, an LDH host or none, an optional port, a path and a query of plain
 /// bytes, and anything after a `#`; [`fast_key`] lists each condition with the step of the
 /// chain it stands for.
-fn write_key_fast(record: &[u8], out: &mut String, s: &mut Scratch) -> bool {
+fn write_key_fast(record: &[u8], text: Option<&str>, out: &mut String, s: &mut Scratch) -> bool {
     let mark = out.len();
-    let taken = fast_key(record, out, s).is_some();
+    let taken = fast_key(record, text, out, s).is_some();
     if !taken {
         out.truncate(mark);
     }
@@ -157,7 +159,7 @@ static CLASS: [Class; 256] = {
 /// The record must be `SCHEME:[//HOST[:PORT]][PATH][?QUERY][#FRAGMENT]` with each part as
 /// the comment before its test says; the fragment, after the first `#`, may hold anything
 /// (the chain drops it, and what `strip()` and the `\n\r\t` removal would do there).
-fn fast_key(record: &[u8], out: &mut String, s: &mut Scratch) -> Option<()> {
+fn fast_key(record: &[u8], text: Option<&str>, out: &mut String, s: &mut Scratch) -> Option<()> {
     // SCHEME: `^[a-zA-Z][a-zA-Z0-9+.-]*:`, but `dns` (`handyurl.parse`: the first byte is a
     // letter, so `strip()` removes nothing at the start and no `http://` is added; `dns`
     // keeps its `www`, which the chain handles). Its case is kept in a key without host.
@@ -308,7 +310,11 @@ fn fast_key(record: &[u8], out: &mut String, s: &mut Scratch) -> Option<()> {
     // joined by `,` (`www`, `www2`… stripped first, [`strip_www_len`]), the port, `)`;
     // then the path (`/` if empty, but for no host and no query), `?` and the query; all
     // lowercased after the scheme.
-    let text = std::str::from_utf8(&record[..query_end]).ok()?;
+    // ASCII up to `query_end`, which is the end or a `#`: a char boundary of `text`.
+    let text = match text {
+        Some(text) => text.get(..query_end)?,
+        None => std::str::from_utf8(&record[..query_end]).ok()?,
+    };
     out.reserve(query_end + 2);
     let mark = out.len();
     let lower_from = if has_host {
@@ -1375,7 +1381,7 @@ mod tests {
     /// The key of `record`, or `!` and the refusal's message.
     fn key(record: &[u8]) -> String {
         let mut out = String::new();
-        match write_key(record, &mut out, &mut Scratch::default(), &mut ()) {
+        match write_key(record, None, &mut out, &mut Scratch::default(), &mut ()) {
             Ok(()) => out,
             Err(refusal) => format!("!{}", refusal.message),
         }
@@ -1648,7 +1654,11 @@ mod tests {
     /// The fast path's key of `record`, if it takes it, after checking it against the chain's.
     fn check_fast(record: &[u8], s: &mut Scratch) -> bool {
         let (mut fast, mut chain) = (String::from("<"), String::from("<"));
-        let taken = write_key_fast(record, &mut fast, s);
+        let text = std::str::from_utf8(record).ok();
+        let taken = write_key_fast(record, text, &mut fast, s);
+        let mut bytes = String::from("<");
+        assert_eq!(taken, write_key_fast(record, None, &mut bytes, s));
+        assert_eq!(fast, bytes, "{:?}", String::from_utf8_lossy(record));
         if !taken {
             assert_eq!(
                 fast,
@@ -1873,12 +1883,19 @@ mod tests {
         let mut out = String::new();
         let r = write_key(
             b" \thttp://x:8a/",
+            None,
             &mut out,
             &mut Scratch::default(),
             &mut (),
         );
         assert_eq!(r.map_err(|e| e.at), Err(11));
-        let r = write_key(b"1.2:\t9a", &mut out, &mut Scratch::default(), &mut ());
+        let r = write_key(
+            b"1.2:\t9a",
+            None,
+            &mut out,
+            &mut Scratch::default(),
+            &mut (),
+        );
         assert_eq!(r.map_err(|e| e.at), Err(5));
         assert_eq!(out, "");
     }
@@ -1964,7 +1981,7 @@ mod tests {
         let record = b" http://User@WWW.Example.COM:80/A/./b/../C/?b=2&A=1&jsessionid=0123456789abcdef0123456789abcdef#f";
         let mut out = String::new();
         let mut steps = Recorded(Vec::new());
-        write_key(record, &mut out, &mut Scratch::default(), &mut steps).unwrap();
+        write_key(record, None, &mut out, &mut Scratch::default(), &mut steps).unwrap();
         assert_eq!(out, key(record));
         // The session id goes, its `&` before stays (the peer's regex), and sorts first.
         assert_eq!(out, "com,example)/a/c?&a=1&b=2");
@@ -1997,7 +2014,7 @@ mod tests {
                 record.splice(0..0, *b"http://");
             }
             let mut out = String::new();
-            if write_key(&record, &mut out, &mut scratch, &mut ()).is_ok()
+            if write_key(&record, None, &mut out, &mut scratch, &mut ()).is_ok()
                 && !record.starts_with(b"filedesc")
             {
                 assert!(
@@ -2005,7 +2022,7 @@ mod tests {
                     "{record:?}: {out:?}"
                 );
                 let mut again = String::new();
-                write_key(&record, &mut again, &mut scratch, &mut steps).unwrap();
+                write_key(&record, None, &mut again, &mut scratch, &mut steps).unwrap();
                 assert_eq!(out, again, "{record:?}");
             }
         }
