@@ -130,17 +130,19 @@ impl Compat {
     }
 
     /// Appends the key of the record `record` (its bytes as read, without the line
-    /// terminator) to `out`; on refusal `out` is left as it was.
+    /// terminator; `text`, the same as text where the caller knows it is UTF-8) to `out`; on
+    /// refusal `out` is left as it was.
     pub(crate) fn write_key(
         self,
         record: &[u8],
+        text: Option<&str>,
         out: &mut String,
         scratch: &mut CompatScratch,
         steps: &mut impl Steps,
     ) -> Result<(), Refusal> {
         let mark = out.len();
         let r = match self {
-            Compat::Wayback1 => wayback::write_key(record, out, &mut scratch.wayback, steps),
+            Compat::Wayback1 => wayback::write_key(record, text, out, &mut scratch.wayback, steps),
             Compat::W3lib1 => w3lib::write_key(record, out, &mut scratch.w3lib, steps),
         };
         if r.is_err() {

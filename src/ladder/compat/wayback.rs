@@ -58,9 +58,11 @@ struct Url {
 }
 
 /// Appends the key of `record` to `out`: the SURT `surt.surt` gives, or the peer's
-/// exception as a [`Refusal`].
+/// exception as a [`Refusal`]. `text` is `record` as text when the caller knows it is
+/// UTF-8 (it spares the fast path a validation).
 pub(crate) fn write_key(
     record: &[u8],
+    text: Option<&str>,
     out: &mut String,
     scratch: &mut Scratch,
     steps: &mut impl Steps,
@@ -78,11 +80,311 @@ pub(crate) fn write_key(
         out.push_str(text);
         return Ok(());
     }
+    // Explaining records the chain's steps: the fast path, which records none, is not taken.
+    if !steps.on() && write_key_fast(record, text, out, scratch) {
+        return Ok(());
+    }
+    write_key_chain(record, out, scratch, steps)
+}
+
+/// The peer's chain, step by step: every record the fast path does not take.
+fn write_key_chain(
+    record: &[u8],
+    out: &mut String,
+    scratch: &mut Scratch,
+    steps: &mut impl Steps,
+) -> Result<(), Refusal> {
     let mut url = parse(record, scratch, steps)?;
     google_canonicalize(&mut url, scratch, steps)?;
     ia_canonicalize(&mut url, scratch, steps);
     write_surt(&url, scratch, out);
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// The fast path
+
+/// The key of a record of the common shape, in one pass over it, equal byte for byte to
+/// the key [`write_key_chain`] gives it; `false`, with `out` as it was, for any other
+/// record (the chain keys it then).
+///
+/// It takes a scheme, an LDH host or none, an optional port, a path and a query of plain
+/// bytes, and anything after a `#`; [`fast_key`] lists each condition with the step of the
+/// chain it stands for.
+fn write_key_fast(record: &[u8], text: Option<&str>, out: &mut String, s: &mut Scratch) -> bool {
+    let mark = out.len();
+    let taken = fast_key(record, text, out, s).is_some();
+    if !taken {
+        out.truncate(mark);
+    }
+    taken
+}
+
+/// How the fast path reads a byte of a path or a query.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Class {
+    /// A byte the fast path does not take: `%` (`unescapeRepeatedly` would decode), a byte
+    /// `escapeOnce` escapes (controls, space, `DEL`, non-ASCII; `#` is [`Class::Hash`]).
+    Refused,
+    /// Printable ASCII that every step of the chain leaves as it is, but for lowercasing.
+    Plain,
+    Slash,
+    Question,
+    Hash,
+    Equals,
+    Open,
+}
+
+/// [`Class`] of each byte.
+static CLASS: [Class; 256] = {
+    let mut table = [Class::Refused; 256];
+    let mut b = 0x21;
+    while b < 0x7f {
+        table[b] = match b as u8 {
+            b'%' => Class::Refused,
+            b'/' => Class::Slash,
+            b'?' => Class::Question,
+            b'#' => Class::Hash,
+            b'=' => Class::Equals,
+            b'(' => Class::Open,
+            _ => Class::Plain,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The fast path's key, appended to `out` (`None`: not taken, `out` to be truncated).
+///
+/// The record must be `SCHEME:[//HOST[:PORT]][PATH][?QUERY][#FRAGMENT]` with each part as
+/// the comment before its test says; the fragment, after the first `#`, may hold anything
+/// (the chain drops it, and what `strip()` and the `\n\r\t` removal would do there).
+fn fast_key(record: &[u8], text: Option<&str>, out: &mut String, s: &mut Scratch) -> Option<()> {
+    // SCHEME: `^[a-zA-Z][a-zA-Z0-9+.-]*:`, but `dns` (`handyurl.parse`: the first byte is a
+    // letter, so `strip()` removes nothing at the start and no `http://` is added; `dns`
+    // keeps its `www`, which the chain handles). Its case is kept in a key without host.
+    let scheme_len = scheme_end(record)?;
+    let scheme = &record[..scheme_len];
+    if scheme == b"dns" {
+        return None;
+    }
+    // `IAURLCanonicalizer`'s default ports, the scheme compared ignoring case.
+    let default_port = if scheme.eq_ignore_ascii_case(b"http") {
+        80
+    } else if scheme.eq_ignore_ascii_case(b"https") {
+        443
+    } else {
+        0
+    };
+    let mut at = scheme_len + 1;
+
+    // HOST, after `//`: ASCII letters, digits, `-`, `_` and `.`, with a letter, `-` or `_`
+    // somewhere, no `.` at either end and no `..`. `.hostname`: no `@` (no userinfo), no
+    // `[`, lowercased. `GoogleURLCanonicalizer`: no `%` to unescape, ASCII (no IDNA), no
+    // `..` nor edge dots for `replace(b'..', b'.').strip(b'.')`; a byte that is no digit
+    // nor `.` makes it neither all digits nor `DECIMAL_IP` nor `OCTAL_IP`
+    // (`attemptIPFormats` leaves it); nothing for `escapeOnce`. So the host is the
+    // record's, lowercased. The host ends at the end or at `/`, `?`, `#` or a `:` and
+    // digits, so `^(https?://)+` never matches more than the scheme's own `http(s)://`.
+    let has_netloc = record.get(at..at + 2) == Some(b"//");
+    let host_start = at + 2;
+    let mut host_end = host_start;
+    let mut port = None;
+    if has_netloc {
+        at = host_start;
+        let (mut named, mut after_dot) = (false, true);
+        while let Some(&b) = record.get(at) {
+            match b {
+                b'a'..=b'z' | b'A'..=b'Z' | b'-' | b'_' => named = true,
+                b'0'..=b'9' => {}
+                b'.' if !after_dot => {}
+                b'.' => return None,
+                _ => break,
+            }
+            after_dot = b == b'.';
+            at += 1;
+        }
+        // A host ending in `.`, or of digits and dots only, is not taken; an empty one
+        // (`file:///x`) is, but for the empty netloc only (no port, no userinfo).
+        if at > host_start && (after_dot || !named) {
+            return None;
+        }
+        host_end = at;
+        // PORT: `:` and 1 to 5 ASCII digits, at most 65535. `SplitResultBytes.port`:
+        // `int()` of the digits (leading zeros allowed), `0` is no port (`or None`);
+        // `rstrip(b':')` changes nothing, as a digit ends the netloc. A port out of range is
+        // the chain's `ValueError`. `IAURLCanonicalizer`: 80 for `http`, 443 for `https`
+        // dropped.
+        if host_end > host_start && record.get(at) == Some(&b':') {
+            let digits = record[at + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if !(1..=5).contains(&digits) {
+                return None;
+            }
+            port = parse_port(&record[at + 1..at + 1 + digits])
+                .ok()?
+                .filter(|&p| p != default_port);
+            at += 1 + digits;
+        }
+        // The netloc ends here (`/`, `?`, `#` or the end), else the record is not taken.
+        if !matches!(record.get(at), None | Some(b'/' | b'?' | b'#')) {
+            return None;
+        }
+    }
+    let has_host = host_end > host_start;
+    // No host: `handyurl.parse` takes one from the path for a scheme starting with `http`
+    // (the chain does that); for others the key is `scheme:` and the path.
+    if !has_host && scheme.len() >= 4 && scheme[..4].eq_ignore_ascii_case(b"http") {
+        return None;
+    }
+
+    // PATH: [`Class::Plain`] bytes, `/`, `=` and `(`, to a `?`, a `#` or the end; with a
+    // host, no empty segment but the last, no `.` or `..` segment. The regex split ends
+    // the path at the first `?` or `#`. `GoogleURLCanonicalizer`: nothing to unescape (no
+    // `%`); with a host, `normalizePath` leaves such a path as it is ([`is_normal_path`]:
+    // after a host the path is empty or starts with `/`; an empty one becomes `/`), and
+    // without a host it does not run; nothing to escape. `IAURLCanonicalizer`: lowercased;
+    // a `(` before a `.aspx` (any case) is not taken (`stripPathSessionID`'s patterns need
+    // both); one trailing `/` stripped but from `/`.
+    let path_start = at;
+    let mut segment = at;
+    let mut open = false;
+    let end = loop {
+        let Some(&b) = record.get(at) else {
+            break at;
+        };
+        match CLASS[usize::from(b)] {
+            Class::Plain | Class::Equals => {}
+            Class::Slash => {
+                // The segment it ends: the first (before the path's `/`) is empty.
+                if has_host && at > path_start && is_dot_or_empty(&record[segment..at]) {
+                    return None;
+                }
+                segment = at + 1;
+            }
+            Class::Open => open = true,
+            Class::Question | Class::Hash => break at,
+            Class::Refused => return None,
+        }
+        at += 1;
+    };
+    if has_host && end > path_start && matches!(&record[segment..end], b"." | b"..") {
+        return None;
+    }
+    let mut path_end = end;
+    if open && contains_aspx_ignoring_case(&record[path_start..end]) {
+        return None;
+    }
+    if end - path_start > 1 && record[end - 1] == b'/' {
+        path_end -= 1;
+    }
+
+    // QUERY: after the `?`, [`Class::Plain`] bytes, `/`, `?`, `=` and `(` to a `#` or the
+    // end. `GoogleURLCanonicalizer`: nothing to unescape or escape. `IAURLCanonicalizer`:
+    // no `=` ending (any case) `sid`, `cfid`, `jsessionid` or `aspsessionid` and 8 bytes
+    // (`stripQuerySessionID`'s five patterns each need one); lowercased; its arguments
+    // sorted (`alphaReorderQuery`, shared with the chain); an empty query is none (`?` and
+    // `?#…` give no `?`). The fragment, after a `#`, is dropped whatever it holds.
+    let mut query_end = end;
+    let mut amp = false;
+    if record.get(end) == Some(&b'?') {
+        at = end + 1;
+        while let Some(&b) = record.get(at) {
+            match CLASS[usize::from(b)] {
+                Class::Plain => amp |= b == b'&',
+                Class::Slash | Class::Question | Class::Open => {}
+                Class::Equals if is_session_name_end(&record[end + 1..at]) => return None,
+                Class::Equals => {}
+                Class::Hash => break,
+                Class::Refused => return None,
+            }
+            at += 1;
+        }
+        query_end = at;
+    }
+    let has_query = query_end > end + 1;
+
+    // The SURT: without host `scheme:` (its case kept); else the host's labels reversed and
+    // joined by `,` (`www`, `www2`… stripped first, [`strip_www_len`]), the port, `)`;
+    // then the path (`/` if empty, but for no host and no query), `?` and the query; all
+    // lowercased after the scheme.
+    // ASCII up to `query_end`, which is the end or a `#`: a char boundary of `text`.
+    let text = match text {
+        Some(text) => text.get(..query_end)?,
+        None => std::str::from_utf8(&record[..query_end]).ok()?,
+    };
+    out.reserve(query_end + 2);
+    let mark = out.len();
+    let lower_from = if has_host {
+        let host = &text[host_start + strip_www_len(&record[host_start..host_end])..host_end];
+        let mut label_end = host.len();
+        for (k, &b) in host.as_bytes().iter().enumerate().rev() {
+            if b == b'.' {
+                out.push_str(&host[k + 1..label_end]);
+                out.push(',');
+                label_end = k;
+            }
+        }
+        out.push_str(&host[..label_end]);
+        if let Some(port) = port {
+            out.push(':');
+            out.push_str(decimal(port, &mut [0u8; 10]));
+        }
+        out.push(')');
+        mark
+    } else {
+        out.push_str(&text[..scheme_len]);
+        out.push(':');
+        out.len()
+    };
+    if path_end > path_start {
+        out.push_str(&text[path_start..path_end]);
+    } else if has_host || has_query {
+        out.push('/');
+    }
+    let query_at = out.len() + 1;
+    if has_query {
+        out.push('?');
+        out.push_str(&text[end + 1..query_end]);
+    }
+    out[lower_from..].make_ascii_lowercase();
+    if amp {
+        s.query.clear();
+        s.query.extend_from_slice(&out.as_bytes()[query_at..]);
+        alpha_reorder_query(&mut s.query, &mut s.swap, &mut s.spans);
+        out.truncate(query_at);
+        out.push_str(std::str::from_utf8(&s.query).ok()?);
+    }
+    Some(())
+}
+
+/// Whether a path segment is empty, `.` or `..`.
+fn is_dot_or_empty(segment: &[u8]) -> bool {
+    matches!(segment, b"" | b"." | b"..")
+}
+
+/// Whether `.aspx` occurs in `path`, ignoring case.
+fn contains_aspx_ignoring_case(path: &[u8]) -> bool {
+    memchr_iter(b'.', path).any(|k| {
+        path.get(k + 1..k + 5)
+            .is_some_and(|s| s.eq_ignore_ascii_case(b"aspx"))
+    })
+}
+
+/// Whether the query up to a `=` (`head`) ends with the name of one of
+/// `stripQuerySessionID`'s patterns, ignoring case: `sid` (also ending `phpsessid`),
+/// `cfid`, `jsessionid`, or `aspsessionid` and 8 bytes.
+fn is_session_name_end(head: &[u8]) -> bool {
+    let ends = |name: &[u8]| {
+        head.len() >= name.len() && head[head.len() - name.len()..].eq_ignore_ascii_case(name)
+    };
+    ends(b"sid")
+        || ends(b"cfid")
+        || ends(b"jsessionid")
+        || (head.len() >= 20
+            && head[head.len() - 20..head.len() - 8].eq_ignore_ascii_case(b"aspsessionid"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -652,9 +954,13 @@ fn ia_canonicalize(url: &mut Url, s: &mut Scratch, steps: &mut impl Steps) {
     }
 }
 
-/// The length of `www\d*\.` at the start of `host` (0: none).
+/// The length of `www\d*\.` at the start of `host` (0: none), `www` in any case (the chain
+/// asks about a lowercased host, the fast path about the record's).
 fn strip_www_len(host: &[u8]) -> usize {
-    if !host.starts_with(b"www") {
+    if !host
+        .get(..3)
+        .is_some_and(|w| w.eq_ignore_ascii_case(b"www"))
+    {
         return 0;
     }
     let digits = host[3..].iter().take_while(|b| b.is_ascii_digit()).count();
@@ -888,7 +1194,9 @@ fn alpha_reorder_query(
     }
     let q = &query[..];
     let key = |&(s, n, e): &(usize, usize, usize)| (&q[s..n], (n < e).then(|| &q[n + 1..e]));
-    args.sort_by(|a, b| key(a).cmp(&key(b)));
+    // Arguments with equal keys are equal bytes, so an unstable sort gives Python's stable
+    // sort's order, and it allocates nothing.
+    args.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
     swap.clear();
     for (k, &(s, _, e)) in args.iter().enumerate() {
         if k > 0 {
@@ -1073,7 +1381,7 @@ mod tests {
     /// The key of `record`, or `!` and the refusal's message.
     fn key(record: &[u8]) -> String {
         let mut out = String::new();
-        match write_key(record, &mut out, &mut Scratch::default(), &mut ()) {
+        match write_key(record, None, &mut out, &mut Scratch::default(), &mut ()) {
             Ok(()) => out,
             Err(refusal) => format!("!{}", refusal.message),
         }
@@ -1343,6 +1651,222 @@ mod tests {
         }
     }
 
+    /// The fast path's key of `record`, if it takes it, after checking it against the chain's.
+    fn check_fast(record: &[u8], s: &mut Scratch) -> bool {
+        let (mut fast, mut chain) = (String::from("<"), String::from("<"));
+        let text = std::str::from_utf8(record).ok();
+        let taken = write_key_fast(record, text, &mut fast, s);
+        let mut bytes = String::from("<");
+        assert_eq!(taken, write_key_fast(record, None, &mut bytes, s));
+        assert_eq!(fast, bytes, "{:?}", String::from_utf8_lossy(record));
+        if !taken {
+            assert_eq!(
+                fast,
+                "<",
+                "{:?}: not taken, but written",
+                String::from_utf8_lossy(record)
+            );
+            return false;
+        }
+        let r = write_key_chain(record, &mut chain, s, &mut ());
+        assert!(
+            r.is_ok(),
+            "{:?}: taken, but the chain refuses it",
+            String::from_utf8_lossy(record)
+        );
+        assert_eq!(fast, chain, "{:?}", String::from_utf8_lossy(record));
+        true
+    }
+
+    /// Records of the shapes the fast path weighs: each piece often plain, sometimes at the
+    /// edge of one of its conditions.
+    fn generated(rng: &mut Rng) -> Vec<u8> {
+        fn pick<'a>(rng: &mut Rng, from: &[&'a [u8]]) -> &'a [u8] {
+            from[(rng.next() % from.len() as u64) as usize]
+        }
+        let mut r = Vec::new();
+        r.extend_from_slice(pick(
+            rng,
+            &[
+                b"http://",
+                b"https://",
+                b"HTTP://",
+                b"Https://",
+                b"http:/",
+                b"ftp://",
+                b"http://http://",
+                b"https://https://",
+                b"",
+                b" http://",
+                b"dns:",
+                b"dns://",
+                b"file:///",
+                b"file://",
+                b"FILE:",
+                b"file:",
+                b"mailto:",
+                b"x+y.z:",
+                b"Http:",
+                b"http:",
+                b"httpx://",
+                b"file://:80",
+                b"file://@",
+                b"a:",
+            ],
+        ));
+        let labels: &[&[u8]] = &[
+            b"www",
+            b"WWW",
+            b"www2",
+            b"www12",
+            b"wwwx",
+            b"example",
+            b"Ex-Ample",
+            b"a",
+            b"1",
+            b"127",
+            b"0",
+            b"08",
+            b"x_y",
+            b"xn--bcher-kva",
+            b"",
+            b"com",
+            b"org",
+            b"-",
+        ];
+        for k in 0..1 + rng.next() % 4 {
+            if k > 0 {
+                r.extend_from_slice(pick(rng, &[b".", b".", b".", b"..", b"%2e"]));
+            }
+            r.extend_from_slice(pick(rng, labels));
+        }
+        r.extend_from_slice(pick(
+            rng,
+            &[
+                b"", b"", b"", b":80", b":443", b":8080", b":0", b":080", b":00443", b":65535",
+                b":65536", b":", b"::80", b":8a", b":123456", b"@", b".",
+            ],
+        ));
+        for _ in 0..rng.next() % 5 {
+            r.extend_from_slice(pick(
+                rng,
+                &[
+                    b"/",
+                    b"/",
+                    b"/a",
+                    b"/B",
+                    b"/index.html",
+                    b"/.",
+                    b"/..",
+                    b"/./",
+                    b"//",
+                    b"/(S(abcdefghijklmnopqrstuvwx))",
+                    b"/(abcdefghijklmnopqrstuvwx)",
+                    b"/x.ASPX",
+                    b"/a.aspx",
+                    b"/~u",
+                    b"/a;b",
+                    b"/a=b",
+                    b"/%41",
+                    b"/ ",
+                    b"/\xc3\xbc",
+                    b"/a\tb",
+                    b"/(x)",
+                    b"/..a",
+                    b"/.a",
+                    b"/a.",
+                ],
+            ));
+        }
+        if rng.next() % 2 == 0 {
+            r.push(b'?');
+            for k in 0..rng.next() % 5 {
+                if k > 0 {
+                    r.extend_from_slice(pick(rng, &[b"&", b"&", b"&&", b"=", b"?"]));
+                }
+                r.extend_from_slice(pick(
+                    rng,
+                    &[
+                        b"a",
+                        b"A",
+                        b"b=1",
+                        b"a=",
+                        b"a=2",
+                        b"a=1",
+                        b"B=1",
+                        b"a=b=c",
+                        b"",
+                        b"=",
+                        b"sid=x",
+                        b"xsid=1",
+                        b"SID=9682993c8daa2c5497996114facdc805",
+                        b"jsessionid=0123456789abcdef0123456789abcdef",
+                        b"phpsessid=1",
+                        b"cfid=1&cftoken=2",
+                        b"aspsessionidABCDEFGH=ABCDEFGHIJKLMNOPQRSTUVWX",
+                        b"aspsessionidabc=1",
+                        b"q=a/b?c",
+                        b"x=%20",
+                        b"x= ",
+                        b"x=(y)",
+                        b"id=1",
+                        b"z",
+                        b"a b",
+                    ],
+                ));
+            }
+        }
+        if rng.next() % 4 == 0 {
+            r.extend_from_slice(pick(rng, &[b"#", b"#f", b"#\xff \t", b"#?a=1", b"# "]));
+        }
+        if rng.next() % 8 == 0 {
+            r.extend_from_slice(pick(rng, &[b" ", b"\t", b"\r", b"\x0b"]));
+        }
+        r
+    }
+
+    #[test]
+    fn the_fast_path_keys_as_the_chain() {
+        let mut s = Scratch::default();
+        let mut records: Vec<Vec<u8>> = VECTORS.iter().map(|&(r, _)| r.to_vec()).collect();
+        let root = env!("CARGO_MANIFEST_DIR");
+        let mut files = vec![format!("{root}/corpora/sample.txt")];
+        if let Ok(dir) = std::fs::read_dir(format!("{root}/../shared/corpora")) {
+            files.extend(dir.flatten().map(|e| e.path().display().to_string()));
+        }
+        for file in files.iter().filter(|f| f.ends_with(".txt")) {
+            if let Ok(text) = std::fs::read(file) {
+                records.extend(text.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+            }
+        }
+        let mut rng = Rng(0x0123_4567_89ab_cdef);
+        for _ in 0..200_000 {
+            records.push(generated(&mut rng));
+        }
+        // Mutations: a byte of an edge alphabet inserted, replaced or removed.
+        let edges = b"%./?#&=:@[](Ss  \t\xc3\x80AaWw0189-_;";
+        let count = records.len();
+        for k in 0..300_000 {
+            let mut r = records[(rng.next() % count as u64) as usize].clone();
+            for _ in 0..1 + k % 3 {
+                let at = (rng.next() % (r.len() as u64 + 1)) as usize;
+                let b = edges[(rng.next() % edges.len() as u64) as usize];
+                match rng.next() % 3 {
+                    0 => r.insert(at, b),
+                    1 if at < r.len() => r[at] = b,
+                    _ if at < r.len() => {
+                        r.remove(at);
+                    }
+                    _ => r.push(b),
+                }
+            }
+            records.push(r);
+        }
+        let taken = records.iter().filter(|r| check_fast(r, &mut s)).count();
+        // The test is meant to reach the fast path often, and its edges.
+        assert!(taken * 8 > records.len(), "{taken} of {}", records.len());
+    }
+
     #[test]
     fn pythons_int_digit_limit_is_kept() {
         // From the peer: int() takes 4300 digits, no more (leading zeros count).
@@ -1359,12 +1883,19 @@ mod tests {
         let mut out = String::new();
         let r = write_key(
             b" \thttp://x:8a/",
+            None,
             &mut out,
             &mut Scratch::default(),
             &mut (),
         );
         assert_eq!(r.map_err(|e| e.at), Err(11));
-        let r = write_key(b"1.2:\t9a", &mut out, &mut Scratch::default(), &mut ());
+        let r = write_key(
+            b"1.2:\t9a",
+            None,
+            &mut out,
+            &mut Scratch::default(),
+            &mut (),
+        );
         assert_eq!(r.map_err(|e| e.at), Err(5));
         assert_eq!(out, "");
     }
@@ -1450,7 +1981,7 @@ mod tests {
         let record = b" http://User@WWW.Example.COM:80/A/./b/../C/?b=2&A=1&jsessionid=0123456789abcdef0123456789abcdef#f";
         let mut out = String::new();
         let mut steps = Recorded(Vec::new());
-        write_key(record, &mut out, &mut Scratch::default(), &mut steps).unwrap();
+        write_key(record, None, &mut out, &mut Scratch::default(), &mut steps).unwrap();
         assert_eq!(out, key(record));
         // The session id goes, its `&` before stays (the peer's regex), and sorts first.
         assert_eq!(out, "com,example)/a/c?&a=1&b=2");
@@ -1483,7 +2014,7 @@ mod tests {
                 record.splice(0..0, *b"http://");
             }
             let mut out = String::new();
-            if write_key(&record, &mut out, &mut scratch, &mut ()).is_ok()
+            if write_key(&record, None, &mut out, &mut scratch, &mut ()).is_ok()
                 && !record.starts_with(b"filedesc")
             {
                 assert!(
@@ -1491,7 +2022,7 @@ mod tests {
                     "{record:?}: {out:?}"
                 );
                 let mut again = String::new();
-                write_key(&record, &mut again, &mut scratch, &mut steps).unwrap();
+                write_key(&record, None, &mut again, &mut scratch, &mut steps).unwrap();
                 assert_eq!(out, again, "{record:?}");
             }
         }
