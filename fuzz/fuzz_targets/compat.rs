@@ -32,7 +32,11 @@ fuzz_target!(|data: &[u8]| {
         text: std::str::from_utf8(raw).ok(),
         repair: Repair::Lenient,
     };
-    let units = String::from_utf8_lossy(raw).chars().count();
+    // A column counts units: a character, or one octet that is not part of valid UTF-8.
+    let units: usize = raw
+        .utf8_chunks()
+        .map(|c| c.valid().chars().count() + c.invalid().len())
+        .sum();
     for n in profiles() {
         let (mut key, mut again, mut notes) = (String::new(), String::new(), Notes::default());
         let r = n.normalize_raw_into(line, &mut key, &mut notes, false);
