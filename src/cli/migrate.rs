@@ -58,18 +58,23 @@ pub(crate) fn migrate(a: &MigrateArgs) -> Result<ExitCode, String> {
 /// The migration as an engine operation: each record's observation in its line form.
 struct MigrateOp(Migration);
 
+impl MigrateOp {
+    /// Appends the line form of the observation of `raw` to `out`.
+    fn observe(&self, raw: &[u8], out: &mut String) {
+        let mut obs = Observation::default();
+        self.0.observe(raw, &mut obs);
+        obs.write_line(out);
+    }
+}
+
 impl Operation for MigrateOp {
     fn apply(&self, record: &str, out: &mut String) -> Result<(), Error> {
-        let mut obs = Observation::default();
-        self.0.observe(record.as_bytes(), &mut obs);
-        obs.write_line(out);
+        self.observe(record.as_bytes(), out);
         Ok(())
     }
 
     fn apply_raw(&self, line: RawLine, out: &mut String, _: &mut Notes) -> Result<(), Error> {
-        let mut obs = Observation::default();
-        self.0.observe(line.bytes, &mut obs);
-        obs.write_line(out);
+        self.observe(line.bytes, out);
         Ok(())
     }
 }

@@ -6,7 +6,8 @@
 //! A record is seen under both normalizers at once ([`Migration::observe`], which any
 //! number of threads may call), and the [`Observation`]s are added to a
 //! [`MigrationReport`] in input order. The report keeps 128-bit fingerprints of the keys,
-//! never the keys: its memory grows with the number of distinct keys, about 60 bytes each.
+//! never the keys: its memory grows with the number of distinct keys (a hash map entry per
+//! distinct key on each side), not with their length.
 //!
 //! The cause of a change is what the two explanations of the record do not share: a step
 //! (component and rule) that one side takes and the other does not. Where both take the
@@ -150,12 +151,15 @@ impl Migration {
             self.from.explain_bytes(raw).ok(),
             self.to.explain_bytes(raw).ok(),
         );
-        obs.from = from.as_ref().map(|e| e.key.clone());
-        obs.to = to.as_ref().map(|e| e.key.clone());
-        if let (Some(f), Some(t), true) = (&from, &to, obs.changed()) {
-            let same_form = self.from.options().form == self.to.options().form;
-            causes(&f.steps, &t.steps, same_form, &mut obs.causes);
+        if let (Some(f), Some(t)) = (&from, &to) {
+            if f.key != t.key {
+                let same_form = self.from.options().form == self.to.options().form;
+                causes(&f.steps, &t.steps, same_form, &mut obs.causes);
+            }
         }
+        // The keys move into the observation; only the steps were needed besides.
+        obs.from = from.map(|e| e.key);
+        obs.to = to.map(|e| e.key);
     }
 }
 
