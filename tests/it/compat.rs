@@ -100,6 +100,51 @@ fn every_output_mode_gives_the_profiles_keys() {
     }
 }
 
+/// A profile keys any line in its runs, not only printable ones: in rows, each record and
+/// key is escaped as the format says (a `\\`, a `"`, a tab, a control, non-ASCII), in the
+/// runs of lines as line by line.
+#[test]
+fn rows_escape_the_records_a_profile_keys() {
+    let records = [
+        "http://a/\\'",
+        "http://a/\"q\"",
+        "http://a/b\tc",
+        "http://a/\u{1}x",
+        "http://a/\u{e9}?q=\u{e9}",
+        "http://a/x#\\",
+    ];
+    let input: String = records.iter().map(|r| format!("{r}\n")).collect();
+    for profile in ["wayback", "w3lib"] {
+        let o = run(
+            &["normalize", "--profile", profile, "--output", "jsonl"],
+            input.as_bytes(),
+        );
+        let rows: Vec<serde_json::Value> = stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{profile}: {l}: {e}")))
+            .collect();
+        let inputs: Vec<&str> = rows.iter().map(|r| r["input"].as_str().unwrap()).collect();
+        assert_eq!(inputs, records, "{profile} jsonl");
+        let keys = run(&["normalize", "--profile", profile, "-q"], input.as_bytes());
+        let keys = stdout(&keys);
+        let keys: Vec<&str> = keys.lines().collect();
+        let json_keys: Vec<&str> = rows.iter().map(|r| r["key"].as_str().unwrap()).collect();
+        assert_eq!(json_keys, keys, "{profile}: the keys of jsonl rows");
+        let o = run(
+            &["normalize", "--profile", profile, "--output", "tsv"],
+            input.as_bytes(),
+        );
+        let tsv = stdout(&o);
+        let first: Vec<&str> = tsv.lines().map(|l| l.split('\t').next().unwrap()).collect();
+        assert_eq!(
+            first[0], "http://a/\\\\'",
+            "{profile}: a backslash is escaped"
+        );
+        assert_eq!(first[2], "http://a/b\\tc", "{profile}: a tab is escaped");
+        assert_eq!(tsv.lines().count(), records.len(), "{profile} tsv");
+    }
+}
+
 #[test]
 fn the_library_gives_the_command_lines_keys() {
     use irinorm::{Normalizer, Settings};

@@ -582,6 +582,36 @@ fn the_engine_agrees_under_protocol_rules_and_the_surt_form() {
     }
 }
 
+/// Under a compatibility profile the engine keys runs of lines, any line the profile keys
+/// (not only printable ones): its output and counts match keying each record alone, in every
+/// output form, over the corpora, the rule lines and lines that rows must escape.
+#[test]
+fn the_engine_agrees_under_the_compatibility_profiles() {
+    let mut all: Vec<u8> = RULE_LINES.as_bytes().to_vec();
+    all.extend_from_slice(b"\nhttp://a/\\'\nhttp://a/\"q\"\thttp://a/b\x01\nfiledesc://x\n\n");
+    all.extend_from_slice("http://www.a.example/\u{e9}?q=%C3%A9&b\n".as_bytes());
+    if let Some(files) = crate::common::shared_corpora(&[]) {
+        for f in files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "txt"))
+        {
+            all.extend(std::fs::read(f).unwrap());
+        }
+    }
+    all.extend_from_slice(
+        &std::fs::read(crate::common::repo().join("corpora/sample.txt")).unwrap(),
+    );
+    let rows = whole_lines(&all, 4);
+    let small = whole_lines(&all, 64);
+    for compat in [irinorm::Compat::Wayback1, irinorm::Compat::W3lib1] {
+        let options = Options::default()
+            .with_level(Level::Protocol)
+            .with_form(compat.form())
+            .with_compat(Some(compat));
+        check_engine(&all, small, &options, Some(rows));
+    }
+}
+
 /// A run of SURTs with their scheme writes them from the scan's loop: it takes a root URL
 /// without its `/` (which the general way of writing a SURT refuses and leaves to the full
 /// ladder), with the same keys and count of changed keys as the full ladder.

@@ -25,6 +25,7 @@ mod w3lib_ip;
 mod w3lib_tables;
 mod w3lib_unicode;
 pub(crate) mod wayback;
+mod wayback_fast;
 
 /// A compatibility profile: the canonicalizer whose keys it reproduces, at a pinned version.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -91,6 +92,8 @@ impl Steps for Tracer<'_> {
 pub(crate) struct CompatScratch {
     pub(crate) wayback: wayback::Scratch,
     pub(crate) w3lib: w3lib::Scratch,
+    /// A key, for a run of lines, before it is appended to the run's output.
+    key: String,
 }
 
 /// The names `--profile` takes for the compatibility profiles, and the profile each names:
@@ -130,24 +133,60 @@ impl Compat {
     }
 
     /// Appends the key of the record `record` (its bytes as read, without the line
-    /// terminator; `text`, the same as text where the caller knows it is UTF-8) to `out`; on
-    /// refusal `out` is left as it was.
+    /// terminator) to `out`; on refusal `out` is left as it was.
     pub(crate) fn write_key(
         self,
         record: &[u8],
-        text: Option<&str>,
         out: &mut String,
         scratch: &mut CompatScratch,
         steps: &mut impl Steps,
     ) -> Result<(), Refusal> {
         let mark = out.len();
         let r = match self {
-            Compat::Wayback1 => wayback::write_key(record, text, out, &mut scratch.wayback, steps),
+            Compat::Wayback1 => wayback::write_key(record, out, &mut scratch.wayback, steps),
             Compat::W3lib1 => w3lib::write_key(record, out, &mut scratch.w3lib, steps),
         };
         if r.is_err() {
             out.truncate(mark);
         }
         r
+    }
+
+    /// The key of the line at the start of `text` (a record, then a line feed, alone or
+    /// after a carriage return), appended to `out`, for a run of lines: the record's length
+    /// and its line end's (1 or 2). `None`, with `out` as it was, where the line is not
+    /// keyed here: it has no line feed, it is longer than `max_line` bytes, it holds a NUL,
+    /// or the peer refuses it (the ladder's one entry reports each of those). A profile
+    /// never warns, so any other line's key is the one that entry gives.
+    #[inline]
+    pub(crate) fn write_line_key(
+        self,
+        text: &str,
+        max_line: usize,
+        out: &mut Vec<u8>,
+        scratch: &mut CompatScratch,
+    ) -> Option<(usize, usize)> {
+        if self == Compat::Wayback1 {
+            let mark = out.len();
+            match wayback::write_line_key_fast(text.as_bytes(), out, &mut scratch.wayback) {
+                Some(t) if t.ending > 0 && t.len <= max_line => return Some((t.len, t.ending)),
+                Some(_) => out.truncate(mark),
+                None => {}
+            }
+        }
+        let line = memchr::memchr(b'\n', text.as_bytes())?;
+        let len = line - usize::from(line > 0 && text.as_bytes()[line - 1] == b'\r');
+        let record = &text.as_bytes()[..len];
+        if len > max_line || memchr::memchr(0, record).is_some() {
+            return None;
+        }
+        let mut key = std::mem::take(&mut scratch.key);
+        key.clear();
+        let keyed = self.write_key(record, &mut key, scratch, &mut ()).is_ok();
+        if keyed {
+            out.extend_from_slice(key.as_bytes());
+        }
+        scratch.key = key;
+        keyed.then_some((len, line + 1 - len))
     }
 }

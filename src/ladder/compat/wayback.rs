@@ -22,12 +22,16 @@
 //!
 //! Everything runs on the bytes in [`Scratch`]'s buffers: no regex engine, no allocation
 //! once they have grown (a non-ASCII host goes through `pyidna`, which keeps its own).
+//! Most records take the fast path first ([`super::wayback_fast`]), which gives the key the
+//! chain would give in one scan of the record.
 
 use std::ops::RangeInclusive;
 
 use memchr::{memchr, memchr2, memchr3, memchr_iter, memrchr, memrchr_iter};
 
+use super::wayback_fast::{KeyLine, Taken};
 use super::{pyidna, Refusal, Steps};
+use crate::ladder::fast::Lanes;
 
 /// The buffers of keying one record, reused.
 #[derive(Default)]
@@ -36,16 +40,20 @@ pub(crate) struct Scratch {
     url: Vec<u8>,
     host: Vec<u8>,
     path: Vec<u8>,
-    query: Vec<u8>,
+    pub(super) query: Vec<u8>,
     /// The other half of each rewriting pass.
-    swap: Vec<u8>,
+    pub(super) swap: Vec<u8>,
     /// A non-ASCII host decoded as UTF-8 (invalid sequences dropped), for `idna`.
     text: String,
     idna: Vec<u8>,
     /// The kept segments of `normalizePath`, the arguments of `alphaReorderQuery`.
-    spans: Vec<(usize, usize, usize)>,
+    pub(super) spans: Vec<(usize, usize, usize)>,
     /// A component before a step, when steps are recorded.
     before: Vec<u8>,
+    /// The fast path's key of a record, before it is appended as text.
+    key: Vec<u8>,
+    /// The backend of the fast path's masks.
+    lanes: Lanes,
 }
 
 /// What `handyurl.parse` keeps beside the host, path and query (those live in [`Scratch`]).
@@ -58,11 +66,9 @@ struct Url {
 }
 
 /// Appends the key of `record` to `out`: the SURT `surt.surt` gives, or the peer's
-/// exception as a [`Refusal`]. `text` is `record` as text when the caller knows it is
-/// UTF-8 (it spares the fast path a validation).
+/// exception as a [`Refusal`].
 pub(crate) fn write_key(
     record: &[u8],
-    text: Option<&str>,
     out: &mut String,
     scratch: &mut Scratch,
     steps: &mut impl Steps,
@@ -81,10 +87,80 @@ pub(crate) fn write_key(
         return Ok(());
     }
     // Explaining records the chain's steps: the fast path, which records none, is not taken.
-    if !steps.on() && write_key_fast(record, text, out, scratch) {
+    if !steps.on() && write_key_fast(record, out, scratch) {
         return Ok(());
     }
     write_key_chain(record, out, scratch, steps)
+}
+
+/// The key of `record` by the fast path ([`wayback_fast`]), appended to `out`: `false`,
+/// with `out` as it was, for a record it does not take.
+fn write_key_fast(record: &[u8], out: &mut String, s: &mut Scratch) -> bool {
+    let mut key = std::mem::take(&mut s.key);
+    key.clear();
+    let whole = Some(Taken {
+        len: record.len(),
+        ending: 0,
+    });
+    let taken = s.lanes.run(KeyLine {
+        text: record,
+        out: &mut key,
+        scratch: s,
+    }) == whole;
+    // ASCII: the fast path writes only the record's ASCII bytes before any `#`, and `,)/:?`.
+    let written = taken && std::str::from_utf8(&key).map(|k| out.push_str(k)).is_ok();
+    s.key = key;
+    written
+}
+
+/// A record as `handyurl.parse` splits it, where the fast path read it: a scheme, an LDH
+/// host (lowercase, not empty), a port (`None` for none or `0`), a path and a query.
+pub(super) struct Parts<'a> {
+    pub(super) scheme: &'a [u8],
+    pub(super) host: &'a [u8],
+    pub(super) port: Option<u32>,
+    pub(super) path: &'a [u8],
+    pub(super) query: &'a [u8],
+}
+
+/// The rest of the chain for a record the fast path split ([`Parts`]) but whose path or
+/// query the chain rewrites (a `%`, non-ASCII): `GoogleURLCanonicalizer` and
+/// `IAURLCanonicalizer` on the parts, then the SURT, appended to `out`. `None` where the
+/// chain would refuse the record or write a key that is not ASCII (the whole chain then
+/// keys it).
+pub(super) fn write_parts_key(parts: Parts<'_>, out: &mut Vec<u8>, s: &mut Scratch) -> Option<()> {
+    let refill = |buf: &mut Vec<u8>, bytes: &[u8]| {
+        buf.clear();
+        buf.extend_from_slice(bytes);
+    };
+    refill(&mut s.url, parts.scheme);
+    refill(&mut s.host, parts.host);
+    refill(&mut s.path, parts.path);
+    refill(&mut s.query, parts.query);
+    let mut url = Url {
+        scheme_len: parts.scheme.len(),
+        port: parts.port,
+        has_query: !parts.query.is_empty(),
+    };
+    google_canonicalize(&mut url, s, &mut ()).ok()?;
+    ia_canonicalize(&mut url, s, &mut ());
+    let key = surt_bytes(&url, s);
+    key.is_ascii().then(|| out.extend_from_slice(key))
+}
+
+/// The key of the line at the start of `text` (a record, then a line feed, CRLF or the end
+/// of `text`) by the fast path, appended to `out`: what it took, or `None`, with `out` as
+/// it was, for a record it does not take (the chain keys it, [`write_key`]).
+pub(super) fn write_line_key_fast(
+    text: &[u8],
+    out: &mut Vec<u8>,
+    s: &mut Scratch,
+) -> Option<Taken> {
+    s.lanes.run(KeyLine {
+        text,
+        out,
+        scratch: s,
+    })
 }
 
 /// The peer's chain, step by step: every record the fast path does not take.
@@ -99,292 +175,6 @@ fn write_key_chain(
     ia_canonicalize(&mut url, scratch, steps);
     write_surt(&url, scratch, out);
     Ok(())
-}
-
-// ---------------------------------------------------------------------------------------
-// The fast path
-
-/// The key of a record of the common shape, in one pass over it, equal byte for byte to
-/// the key [`write_key_chain`] gives it; `false`, with `out` as it was, for any other
-/// record (the chain keys it then).
-///
-/// It takes a scheme, an LDH host or none, an optional port, a path and a query of plain
-/// bytes, and anything after a `#`; [`fast_key`] lists each condition with the step of the
-/// chain it stands for.
-fn write_key_fast(record: &[u8], text: Option<&str>, out: &mut String, s: &mut Scratch) -> bool {
-    let mark = out.len();
-    let taken = fast_key(record, text, out, s).is_some();
-    if !taken {
-        out.truncate(mark);
-    }
-    taken
-}
-
-/// How the fast path reads a byte of a path or a query.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Class {
-    /// A byte the fast path does not take: `%` (`unescapeRepeatedly` would decode), a byte
-    /// `escapeOnce` escapes (controls, space, `DEL`, non-ASCII; `#` is [`Class::Hash`]).
-    Refused,
-    /// Printable ASCII that every step of the chain leaves as it is, but for lowercasing.
-    Plain,
-    Slash,
-    Question,
-    Hash,
-    Equals,
-    Open,
-}
-
-/// [`Class`] of each byte.
-static CLASS: [Class; 256] = {
-    let mut table = [Class::Refused; 256];
-    let mut b = 0x21;
-    while b < 0x7f {
-        table[b] = match b as u8 {
-            b'%' => Class::Refused,
-            b'/' => Class::Slash,
-            b'?' => Class::Question,
-            b'#' => Class::Hash,
-            b'=' => Class::Equals,
-            b'(' => Class::Open,
-            _ => Class::Plain,
-        };
-        b += 1;
-    }
-    table
-};
-
-/// The fast path's key, appended to `out` (`None`: not taken, `out` to be truncated).
-///
-/// The record must be `SCHEME:[//HOST[:PORT]][PATH][?QUERY][#FRAGMENT]` with each part as
-/// the comment before its test says; the fragment, after the first `#`, may hold anything
-/// (the chain drops it, and what `strip()` and the `\n\r\t` removal would do there).
-fn fast_key(record: &[u8], text: Option<&str>, out: &mut String, s: &mut Scratch) -> Option<()> {
-    // SCHEME: `^[a-zA-Z][a-zA-Z0-9+.-]*:`, but `dns` (`handyurl.parse`: the first byte is a
-    // letter, so `strip()` removes nothing at the start and no `http://` is added; `dns`
-    // keeps its `www`, which the chain handles). Its case is kept in a key without host.
-    let scheme_len = scheme_end(record)?;
-    let scheme = &record[..scheme_len];
-    if scheme == b"dns" {
-        return None;
-    }
-    // `IAURLCanonicalizer`'s default ports, the scheme compared ignoring case.
-    let default_port = if scheme.eq_ignore_ascii_case(b"http") {
-        80
-    } else if scheme.eq_ignore_ascii_case(b"https") {
-        443
-    } else {
-        0
-    };
-    let mut at = scheme_len + 1;
-
-    // HOST, after `//`: ASCII letters, digits, `-`, `_` and `.`, with a letter, `-` or `_`
-    // somewhere, no `.` at either end and no `..`. `.hostname`: no `@` (no userinfo), no
-    // `[`, lowercased. `GoogleURLCanonicalizer`: no `%` to unescape, ASCII (no IDNA), no
-    // `..` nor edge dots for `replace(b'..', b'.').strip(b'.')`; a byte that is no digit
-    // nor `.` makes it neither all digits nor `DECIMAL_IP` nor `OCTAL_IP`
-    // (`attemptIPFormats` leaves it); nothing for `escapeOnce`. So the host is the
-    // record's, lowercased. The host ends at the end or at `/`, `?`, `#` or a `:` and
-    // digits, so `^(https?://)+` never matches more than the scheme's own `http(s)://`.
-    let has_netloc = record.get(at..at + 2) == Some(b"//");
-    let host_start = at + 2;
-    let mut host_end = host_start;
-    let mut port = None;
-    if has_netloc {
-        at = host_start;
-        let (mut named, mut after_dot) = (false, true);
-        while let Some(&b) = record.get(at) {
-            match b {
-                b'a'..=b'z' | b'A'..=b'Z' | b'-' | b'_' => named = true,
-                b'0'..=b'9' => {}
-                b'.' if !after_dot => {}
-                b'.' => return None,
-                _ => break,
-            }
-            after_dot = b == b'.';
-            at += 1;
-        }
-        // A host ending in `.`, or of digits and dots only, is not taken; an empty one
-        // (`file:///x`) is, but for the empty netloc only (no port, no userinfo).
-        if at > host_start && (after_dot || !named) {
-            return None;
-        }
-        host_end = at;
-        // PORT: `:` and 1 to 5 ASCII digits, at most 65535. `SplitResultBytes.port`:
-        // `int()` of the digits (leading zeros allowed), `0` is no port (`or None`);
-        // `rstrip(b':')` changes nothing, as a digit ends the netloc. A port out of range is
-        // the chain's `ValueError`. `IAURLCanonicalizer`: 80 for `http`, 443 for `https`
-        // dropped.
-        if host_end > host_start && record.get(at) == Some(&b':') {
-            let digits = record[at + 1..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            if !(1..=5).contains(&digits) {
-                return None;
-            }
-            port = parse_port(&record[at + 1..at + 1 + digits])
-                .ok()?
-                .filter(|&p| p != default_port);
-            at += 1 + digits;
-        }
-        // The netloc ends here (`/`, `?`, `#` or the end), else the record is not taken.
-        if !matches!(record.get(at), None | Some(b'/' | b'?' | b'#')) {
-            return None;
-        }
-    }
-    let has_host = host_end > host_start;
-    // No host: `handyurl.parse` takes one from the path for a scheme starting with `http`
-    // (the chain does that); for others the key is `scheme:` and the path.
-    if !has_host && scheme.len() >= 4 && scheme[..4].eq_ignore_ascii_case(b"http") {
-        return None;
-    }
-
-    // PATH: [`Class::Plain`] bytes, `/`, `=` and `(`, to a `?`, a `#` or the end; with a
-    // host, no empty segment but the last, no `.` or `..` segment. The regex split ends
-    // the path at the first `?` or `#`. `GoogleURLCanonicalizer`: nothing to unescape (no
-    // `%`); with a host, `normalizePath` leaves such a path as it is ([`is_normal_path`]:
-    // after a host the path is empty or starts with `/`; an empty one becomes `/`), and
-    // without a host it does not run; nothing to escape. `IAURLCanonicalizer`: lowercased;
-    // a `(` before a `.aspx` (any case) is not taken (`stripPathSessionID`'s patterns need
-    // both); one trailing `/` stripped but from `/`.
-    let path_start = at;
-    let mut segment = at;
-    let mut open = false;
-    let end = loop {
-        let Some(&b) = record.get(at) else {
-            break at;
-        };
-        match CLASS[usize::from(b)] {
-            Class::Plain | Class::Equals => {}
-            Class::Slash => {
-                // The segment it ends: the first (before the path's `/`) is empty.
-                if has_host && at > path_start && is_dot_or_empty(&record[segment..at]) {
-                    return None;
-                }
-                segment = at + 1;
-            }
-            Class::Open => open = true,
-            Class::Question | Class::Hash => break at,
-            Class::Refused => return None,
-        }
-        at += 1;
-    };
-    if has_host && end > path_start && matches!(&record[segment..end], b"." | b"..") {
-        return None;
-    }
-    let mut path_end = end;
-    if open && contains_aspx_ignoring_case(&record[path_start..end]) {
-        return None;
-    }
-    if end - path_start > 1 && record[end - 1] == b'/' {
-        path_end -= 1;
-    }
-
-    // QUERY: after the `?`, [`Class::Plain`] bytes, `/`, `?`, `=` and `(` to a `#` or the
-    // end. `GoogleURLCanonicalizer`: nothing to unescape or escape. `IAURLCanonicalizer`:
-    // no `=` ending (any case) `sid`, `cfid`, `jsessionid` or `aspsessionid` and 8 bytes
-    // (`stripQuerySessionID`'s five patterns each need one); lowercased; its arguments
-    // sorted (`alphaReorderQuery`, shared with the chain); an empty query is none (`?` and
-    // `?#…` give no `?`). The fragment, after a `#`, is dropped whatever it holds.
-    let mut query_end = end;
-    let mut amp = false;
-    if record.get(end) == Some(&b'?') {
-        at = end + 1;
-        while let Some(&b) = record.get(at) {
-            match CLASS[usize::from(b)] {
-                Class::Plain => amp |= b == b'&',
-                Class::Slash | Class::Question | Class::Open => {}
-                Class::Equals if is_session_name_end(&record[end + 1..at]) => return None,
-                Class::Equals => {}
-                Class::Hash => break,
-                Class::Refused => return None,
-            }
-            at += 1;
-        }
-        query_end = at;
-    }
-    let has_query = query_end > end + 1;
-
-    // The SURT: without host `scheme:` (its case kept); else the host's labels reversed and
-    // joined by `,` (`www`, `www2`… stripped first, [`strip_www_len`]), the port, `)`;
-    // then the path (`/` if empty, but for no host and no query), `?` and the query; all
-    // lowercased after the scheme.
-    // ASCII up to `query_end`, which is the end or a `#`: a char boundary of `text`.
-    let text = match text {
-        Some(text) => text.get(..query_end)?,
-        None => std::str::from_utf8(&record[..query_end]).ok()?,
-    };
-    out.reserve(query_end + 2);
-    let mark = out.len();
-    let lower_from = if has_host {
-        let host = &text[host_start + strip_www_len(&record[host_start..host_end])..host_end];
-        let mut label_end = host.len();
-        for (k, &b) in host.as_bytes().iter().enumerate().rev() {
-            if b == b'.' {
-                out.push_str(&host[k + 1..label_end]);
-                out.push(',');
-                label_end = k;
-            }
-        }
-        out.push_str(&host[..label_end]);
-        if let Some(port) = port {
-            out.push(':');
-            out.push_str(decimal(port, &mut [0u8; 10]));
-        }
-        out.push(')');
-        mark
-    } else {
-        out.push_str(&text[..scheme_len]);
-        out.push(':');
-        out.len()
-    };
-    if path_end > path_start {
-        out.push_str(&text[path_start..path_end]);
-    } else if has_host || has_query {
-        out.push('/');
-    }
-    let query_at = out.len() + 1;
-    if has_query {
-        out.push('?');
-        out.push_str(&text[end + 1..query_end]);
-    }
-    out[lower_from..].make_ascii_lowercase();
-    if amp {
-        s.query.clear();
-        s.query.extend_from_slice(&out.as_bytes()[query_at..]);
-        alpha_reorder_query(&mut s.query, &mut s.swap, &mut s.spans);
-        out.truncate(query_at);
-        out.push_str(std::str::from_utf8(&s.query).ok()?);
-    }
-    Some(())
-}
-
-/// Whether a path segment is empty, `.` or `..`.
-fn is_dot_or_empty(segment: &[u8]) -> bool {
-    matches!(segment, b"" | b"." | b"..")
-}
-
-/// Whether `.aspx` occurs in `path`, ignoring case.
-fn contains_aspx_ignoring_case(path: &[u8]) -> bool {
-    memchr_iter(b'.', path).any(|k| {
-        path.get(k + 1..k + 5)
-            .is_some_and(|s| s.eq_ignore_ascii_case(b"aspx"))
-    })
-}
-
-/// Whether the query up to a `=` (`head`) ends with the name of one of
-/// `stripQuerySessionID`'s patterns, ignoring case: `sid` (also ending `phpsessid`),
-/// `cfid`, `jsessionid`, or `aspsessionid` and 8 bytes.
-fn is_session_name_end(head: &[u8]) -> bool {
-    let ends = |name: &[u8]| {
-        head.len() >= name.len() && head[head.len() - name.len()..].eq_ignore_ascii_case(name)
-    };
-    ends(b"sid")
-        || ends(b"cfid")
-        || ends(b"jsessionid")
-        || (head.len() >= 20
-            && head[head.len() - 20..head.len() - 8].eq_ignore_ascii_case(b"aspsessionid"))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -520,7 +310,7 @@ fn prepare(record: &[u8], url: &mut Vec<u8>, steps: &mut impl Steps) -> Result<P
 }
 
 /// The offset of the `:` ending a scheme (`^[a-zA-Z][a-zA-Z0-9+.-]*:`), if `url` has one.
-fn scheme_end(url: &[u8]) -> Option<usize> {
+pub(super) fn scheme_end(url: &[u8]) -> Option<usize> {
     if !url.first()?.is_ascii_alphabetic() {
         return None;
     }
@@ -609,7 +399,7 @@ fn split_netloc(netloc: &[u8]) -> (&[u8], &[u8], &[u8]) {
 }
 
 /// `SplitResultBytes.port`, then `or None`: the `ValueError`s it raises, as messages.
-fn parse_port(text: &[u8]) -> Result<Option<u32>, &'static str> {
+pub(super) fn parse_port(text: &[u8]) -> Result<Option<u32>, &'static str> {
     if text.is_empty() {
         return Ok(None);
     }
@@ -858,7 +648,7 @@ fn push_dotted_quad(address: u32, out: &mut Vec<u8>) {
 }
 
 /// Appends `"%d" % n`.
-fn push_decimal(n: u32, out: &mut Vec<u8>) {
+pub(super) fn push_decimal(n: u32, out: &mut Vec<u8>) {
     out.extend_from_slice(decimal(n, &mut [0u8; 10]).as_bytes());
 }
 
@@ -956,7 +746,7 @@ fn ia_canonicalize(url: &mut Url, s: &mut Scratch, steps: &mut impl Steps) {
 
 /// The length of `www\d*\.` at the start of `host` (0: none), `www` in any case (the chain
 /// asks about a lowercased host, the fast path about the record's).
-fn strip_www_len(host: &[u8]) -> usize {
+pub(super) fn strip_www_len(host: &[u8]) -> usize {
     if !host
         .get(..3)
         .is_some_and(|w| w.eq_ignore_ascii_case(b"www"))
@@ -1081,6 +871,10 @@ fn followed_by_aspx(s: &[u8]) -> bool {
 /// `stripQuerySessionID`: its five patterns in turn, each removing the rightmost session
 /// argument that ends the query or is followed by `&` (and that `&`).
 fn strip_query_session_id(query: &mut Vec<u8>) {
+    // Every pattern needs a `=` after a name of its own: one look at each `=` first.
+    if !memchr_iter(b'=', query).any(|e| is_session_name_end(&query[..e])) {
+        return;
+    }
     for &(equals_at, pattern) in &SESSION_IDS {
         // Each name ends with a `=` at a fixed offset: the candidates, from the right.
         let found = memrchr_iter(b'=', query).find_map(|e| {
@@ -1091,6 +885,20 @@ fn strip_query_session_id(query: &mut Vec<u8>) {
             query.drain(at..at + len);
         }
     }
+}
+
+/// Whether the query up to a `=` (`head`) ends with the name of one of
+/// `stripQuerySessionID`'s patterns, ignoring case: `sid` (also ending `phpsessid`),
+/// `cfid`, `jsessionid`, or `aspsessionid` and 8 bytes.
+pub(super) fn is_session_name_end(head: &[u8]) -> bool {
+    let ends = |name: &[u8]| {
+        head.len() >= name.len() && head[head.len() - name.len()..].eq_ignore_ascii_case(name)
+    };
+    ends(b"sid")
+        || ends(b"cfid")
+        || ends(b"jsessionid")
+        || (head.len() >= 20
+            && head[head.len() - 20..head.len() - 8].eq_ignore_ascii_case(b"aspsessionid"))
 }
 
 /// The session-id patterns of `stripQuerySessionID`, in its order, each with the offset
@@ -1177,7 +985,7 @@ fn cfid_cftoken(s: &[u8]) -> Option<usize> {
 
 /// `alphaReorderQuery`: the `&`-separated arguments sorted as Python sorts the tuples
 /// `arg.split(b'=', 1)` (by name, then no value before any value, then by value).
-fn alpha_reorder_query(
+pub(super) fn alpha_reorder_query(
     query: &mut Vec<u8>,
     swap: &mut Vec<u8>,
     args: &mut Vec<(usize, usize, usize)>,
@@ -1214,6 +1022,16 @@ fn alpha_reorder_query(
 /// the host's labels reversed and joined by `,`, the port, `)`; then the path (`/` if
 /// empty before a query), `?` and the query.
 fn write_surt(url: &Url, s: &mut Scratch, out: &mut String) {
+    let key = surt_bytes(url, s);
+    // ASCII by construction (every part escaped, the scheme ASCII by its syntax).
+    match std::str::from_utf8(key) {
+        Ok(text) => out.push_str(text),
+        Err(_) => out.extend(key.iter().map(|&b| char::from(b))),
+    }
+}
+
+/// [`write_surt`]'s key as bytes, built in `s.swap`.
+fn surt_bytes<'s>(url: &Url, s: &'s mut Scratch) -> &'s [u8] {
     let key = &mut s.swap;
     key.clear();
     if s.host.is_empty() {
@@ -1241,11 +1059,7 @@ fn write_surt(url: &Url, s: &mut Scratch, out: &mut String) {
         key.push(b'?');
         key.extend_from_slice(&s.query);
     }
-    // ASCII by construction (every part escaped, the scheme ASCII by its syntax).
-    match std::str::from_utf8(key) {
-        Ok(text) => out.push_str(text),
-        Err(_) => out.extend(key.iter().map(|&b| char::from(b))),
-    }
+    key
 }
 
 /// `"%d" % n`, written into `buf`.
@@ -1381,7 +1195,7 @@ mod tests {
     /// The key of `record`, or `!` and the refusal's message.
     fn key(record: &[u8]) -> String {
         let mut out = String::new();
-        match write_key(record, None, &mut out, &mut Scratch::default(), &mut ()) {
+        match write_key(record, &mut out, &mut Scratch::default(), &mut ()) {
             Ok(()) => out,
             Err(refusal) => format!("!{}", refusal.message),
         }
@@ -1651,30 +1465,51 @@ mod tests {
         }
     }
 
-    /// The fast path's key of `record`, if it takes it, after checking it against the chain's.
-    fn check_fast(record: &[u8], s: &mut Scratch) -> bool {
-        let (mut fast, mut chain) = (String::from("<"), String::from("<"));
-        let text = std::str::from_utf8(record).ok();
-        let taken = write_key_fast(record, text, &mut fast, s);
-        let mut bytes = String::from("<");
-        assert_eq!(taken, write_key_fast(record, None, &mut bytes, s));
-        assert_eq!(fast, bytes, "{:?}", String::from_utf8_lossy(record));
+    /// Whether the fast path takes `record`, after checking its key against the chain's,
+    /// and that every backend of the masks, and the record read as a line of a run (before a
+    /// line feed or CRLF and another line), gives the same.
+    fn check_fast(record: &[u8], s: &mut Scratch, every: &[Lanes]) -> bool {
+        let shown = String::from_utf8_lossy(record);
+        let mut fast = String::from("<");
+        let taken = write_key_fast(record, &mut fast, s);
+        let mut key = Vec::new();
+        for &lanes in every {
+            for (ending, after) in [(0, &b""[..]), (1, b"\nhttp://a/"), (2, b"\r\nx")] {
+                let text = [record, after].concat();
+                key.clear();
+                key.push(b'<');
+                let line = lanes.run(KeyLine {
+                    text: &text,
+                    out: &mut key,
+                    scratch: s,
+                });
+                let whole = Taken {
+                    len: record.len(),
+                    ending,
+                };
+                // A record holding a line end is another record as a line.
+                let other = record.contains(&b'\n') || record.ends_with(b"\r");
+                match line {
+                    Some(t) if t == whole => {
+                        assert!(taken, "{shown:?} taken as a line only ({lanes:?})");
+                        assert_eq!(key, fast.as_bytes(), "{shown:?} as a line ({lanes:?})");
+                    }
+                    Some(t) => assert!(other, "{shown:?} taken as {t:?} ({lanes:?})"),
+                    None => {
+                        assert_eq!(key, b"<", "{shown:?}: not taken, but written ({lanes:?})");
+                        assert!(!taken, "{shown:?} not taken as a line ({lanes:?})");
+                    }
+                }
+            }
+        }
         if !taken {
-            assert_eq!(
-                fast,
-                "<",
-                "{:?}: not taken, but written",
-                String::from_utf8_lossy(record)
-            );
+            assert_eq!(fast, "<", "{shown:?}: not taken, but written");
             return false;
         }
+        let mut chain = String::from("<");
         let r = write_key_chain(record, &mut chain, s, &mut ());
-        assert!(
-            r.is_ok(),
-            "{:?}: taken, but the chain refuses it",
-            String::from_utf8_lossy(record)
-        );
-        assert_eq!(fast, chain, "{:?}", String::from_utf8_lossy(record));
+        assert!(r.is_ok(), "{shown:?}: taken, but the chain refuses it");
+        assert_eq!(fast, chain, "{shown:?}");
         true
     }
 
@@ -1712,6 +1547,11 @@ mod tests {
                 b"file://:80",
                 b"file://@",
                 b"a:",
+                b"",
+                b"",
+                b"//",
+                b"filedesc",
+                b"1.2.3.4:",
             ],
         ));
         let labels: &[&[u8]] = &[
@@ -1768,6 +1608,19 @@ mod tests {
                     b"/a;b",
                     b"/a=b",
                     b"/%41",
+                    b"/%20",
+                    b"/%c3%A9",
+                    b"/%25",
+                    b"/%2541",
+                    b"/%25%41",
+                    b"/%254",
+                    b"/%2",
+                    b"/%%20",
+                    b"/%2F",
+                    b"/%2e",
+                    b"/%23",
+                    b"/%7f%00",
+                    b"/%zz",
                     b"/ ",
                     b"/\xc3\xbc",
                     b"/a\tb",
@@ -1807,6 +1660,11 @@ mod tests {
                         b"aspsessionidabc=1",
                         b"q=a/b?c",
                         b"x=%20",
+                        b"x=%26",
+                        b"x=%3D",
+                        b"%25=%2525",
+                        b"s%69d=1",
+                        b"x=%e2%82%ac",
                         b"x= ",
                         b"x=(y)",
                         b"id=1",
@@ -1862,7 +1720,11 @@ mod tests {
             }
             records.push(r);
         }
-        let taken = records.iter().filter(|r| check_fast(r, &mut s)).count();
+        let every = Lanes::every();
+        let taken = records
+            .iter()
+            .filter(|r| check_fast(r, &mut s, &every))
+            .count();
         // The test is meant to reach the fast path often, and its edges.
         assert!(taken * 8 > records.len(), "{taken} of {}", records.len());
     }
@@ -1883,19 +1745,12 @@ mod tests {
         let mut out = String::new();
         let r = write_key(
             b" \thttp://x:8a/",
-            None,
             &mut out,
             &mut Scratch::default(),
             &mut (),
         );
         assert_eq!(r.map_err(|e| e.at), Err(11));
-        let r = write_key(
-            b"1.2:\t9a",
-            None,
-            &mut out,
-            &mut Scratch::default(),
-            &mut (),
-        );
+        let r = write_key(b"1.2:\t9a", &mut out, &mut Scratch::default(), &mut ());
         assert_eq!(r.map_err(|e| e.at), Err(5));
         assert_eq!(out, "");
     }
@@ -1981,7 +1836,7 @@ mod tests {
         let record = b" http://User@WWW.Example.COM:80/A/./b/../C/?b=2&A=1&jsessionid=0123456789abcdef0123456789abcdef#f";
         let mut out = String::new();
         let mut steps = Recorded(Vec::new());
-        write_key(record, None, &mut out, &mut Scratch::default(), &mut steps).unwrap();
+        write_key(record, &mut out, &mut Scratch::default(), &mut steps).unwrap();
         assert_eq!(out, key(record));
         // The session id goes, its `&` before stays (the peer's regex), and sorts first.
         assert_eq!(out, "com,example)/a/c?&a=1&b=2");
@@ -2014,7 +1869,7 @@ mod tests {
                 record.splice(0..0, *b"http://");
             }
             let mut out = String::new();
-            if write_key(&record, None, &mut out, &mut scratch, &mut ()).is_ok()
+            if write_key(&record, &mut out, &mut scratch, &mut ()).is_ok()
                 && !record.starts_with(b"filedesc")
             {
                 assert!(
@@ -2022,7 +1877,7 @@ mod tests {
                     "{record:?}: {out:?}"
                 );
                 let mut again = String::new();
-                write_key(&record, None, &mut again, &mut scratch, &mut steps).unwrap();
+                write_key(&record, &mut again, &mut scratch, &mut steps).unwrap();
                 assert_eq!(out, again, "{record:?}");
             }
         }

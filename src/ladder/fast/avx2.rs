@@ -263,6 +263,16 @@ impl Blocks for Avx2 {
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         vector::host_masks::<V256>(b, i)
     }
+
+    #[inline(always)]
+    fn eq_mask(self, b: &[u8], i: usize, x: u8) -> u64 {
+        vector::eq_mask::<V256>(b, i, x)
+    }
+
+    #[inline(always)]
+    fn capitals(self, b: &[u8], i: usize) -> u64 {
+        vector::capitals::<V256>(b, i)
+    }
 }
 
 #[cfg(test)]

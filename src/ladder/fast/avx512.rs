@@ -179,6 +179,16 @@ impl Blocks for Avx512 {
             not_ldh: !ldh,
         }
     }
+
+    #[inline(always)]
+    fn eq_mask(self, b: &[u8], i: usize, x: u8) -> u64 {
+        eq(load(self, b, i), x)
+    }
+
+    #[inline(always)]
+    fn capitals(self, b: &[u8], i: usize) -> u64 {
+        within(load(self, b, i), b'A', 26)
+    }
 }
 
 #[cfg(test)]

@@ -110,16 +110,55 @@ mod vector;
 use crate::iri::find;
 use crate::iri::scheme::SchemeRule;
 use crate::ladder::{Form, Level, Options};
-use blocks::Blocks;
+pub(crate) use blocks::Blocks;
 use scheme::FastScheme;
-use tail::look;
+pub(crate) use tail::look;
 
 /// Work done with the masks of one backend ([`Backend::run`] picks it).
-trait Task {
+pub(crate) trait Task {
     /// What the work gives.
     type Output;
     /// Does the work with the masks of `lanes`.
     fn run<L: Blocks>(self, lanes: L) -> Self::Output;
+}
+
+/// The masks of this processor's backend, for scans of other shapes than the fast path's
+/// (the `wayback` profile's, [`crate::ladder::compat`]): a [`Task`] run with [`Lanes::run`]
+/// gets the same [`Blocks`] the fast path uses.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lanes(Backend);
+
+impl Default for Lanes {
+    fn default() -> Lanes {
+        Lanes::detect()
+    }
+}
+
+impl Lanes {
+    /// The fastest backend this processor has.
+    pub(crate) fn detect() -> Lanes {
+        Lanes(Backend::detect())
+    }
+
+    /// Every backend this processor can run, the portable reference first (for tests).
+    #[cfg(test)]
+    pub(crate) fn every() -> Vec<Lanes> {
+        let mut every = vec![Lanes(Backend::Scalar)];
+        #[cfg(target_arch = "x86_64")]
+        {
+            every.push(Lanes(Backend::Sse2));
+            every.extend(avx2::Avx2::detect().map(|l| Lanes(Backend::Avx2(l))));
+        }
+        #[cfg(all(target_arch = "x86_64", irinorm_avx512))]
+        every.extend(avx512::Avx512::detect().map(|l| Lanes(Backend::Avx512(l))));
+        every
+    }
+
+    /// Runs `task` with this backend's masks.
+    #[inline(always)]
+    pub(crate) fn run<T: Task>(self, task: T) -> T::Output {
+        self.0.run(task)
+    }
 }
 
 /// The name of the backend the fast path runs with on this processor: `avx512`, `avx2`,
@@ -258,8 +297,13 @@ impl Shape {
 /// The fast path of one configured normalizer: what it may copy through.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FastPath {
-    /// False when the scheme table sends the records of a common scheme to the full ladder.
+    /// False when the scheme table sends the records of a common scheme to the full ladder,
+    /// and under a compatibility profile (whose key is never the record itself).
     enabled: bool,
+    /// Under a compatibility profile: the profile keys runs of lines
+    /// ([`crate::ladder::Normalizer::own_key_lines`]), with its own fast path where it has
+    /// one.
+    compat_runs: bool,
     /// The `string` rung: only validity matters.
     string_level: bool,
     /// The scheme table applies ([`Options::applies_scheme_rows`]).
@@ -307,6 +351,7 @@ impl FastPath {
         FastPath {
             // A compatibility profile's key is never the record as it is.
             enabled: shortcuts && o.compat.is_none(),
+            compat_runs: o.compat.is_some(),
             string_level: o.level == Level::String,
             scheme_rows,
             iri: o.form == Form::Iri,
@@ -342,8 +387,15 @@ impl FastPath {
     pub(crate) fn off(self) -> FastPath {
         FastPath {
             enabled: false,
+            compat_runs: false,
             ..self
         }
+    }
+
+    /// Whether a compatibility profile keys runs of lines (off with the fast path).
+    #[inline]
+    pub(crate) fn takes_compat_runs(&self) -> bool {
+        self.compat_runs
     }
 
     /// Whether `s` is valid and is its own key: the full ladder would append exactly `s`,

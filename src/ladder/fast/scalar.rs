@@ -41,6 +41,12 @@ pub(super) fn host_masks(c: &[u8]) -> HostMasks {
     m
 }
 
+/// The bytes of a block of up to 64 bytes for which `class` holds.
+pub(super) fn mask_of(c: &[u8], class: impl Fn(u8) -> bool) -> u64 {
+    let bits = c.iter().enumerate().filter(|&(_, &b)| class(b));
+    bits.fold(0, |m, (k, _)| m | 1 << k)
+}
+
 /// The `N` bytes of `b` from `i`; past the end of `b`, line feeds (which end any record).
 #[inline(always)]
 fn block<const N: usize>(b: &[u8], i: usize) -> [u8; N] {
@@ -63,6 +69,14 @@ impl Blocks for Scalar {
 
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         host_masks(&block::<16>(b, i))
+    }
+
+    fn eq_mask(self, b: &[u8], i: usize, x: u8) -> u64 {
+        mask_of(&block::<16>(b, i), |c| c == x)
+    }
+
+    fn capitals(self, b: &[u8], i: usize) -> u64 {
+        mask_of(&block::<16>(b, i), |c| c.is_ascii_uppercase())
     }
 }
 

@@ -93,6 +93,16 @@ impl Blocks for Sse2 {
     fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
         vector::host_masks::<V128>(b, i)
     }
+
+    #[inline(always)]
+    fn eq_mask(self, b: &[u8], i: usize, x: u8) -> u64 {
+        vector::eq_mask::<V128>(b, i, x)
+    }
+
+    #[inline(always)]
+    fn capitals(self, b: &[u8], i: usize) -> u64 {
+        vector::capitals::<V128>(b, i)
+    }
 }
 
 #[cfg(test)]

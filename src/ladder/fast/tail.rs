@@ -29,7 +29,7 @@ pub(super) struct Tail {
 
 /// What [`scan_tail`] looks for on the way besides the end of the record: the bits of its
 /// `LOOK` parameter.
-pub(super) mod look {
+pub(crate) mod look {
     /// `?` and `;` ([`super::Tail::marks`]): where protocol rules run.
     pub(crate) const MARKS: u8 = 1;
     /// Not for the tail, but for the authority: a registered name without a DNS rule is

@@ -36,6 +36,12 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
                 "{at}"
             );
             assert_eq!(lanes.host_masks(b, i), scalar::host_masks(bytes), "{at}");
+            for x in [b'(', b'&', b'=', b'\n', 0x80, 0xff] {
+                let want = scalar::mask_of(bytes, |c| c == x);
+                assert_eq!(lanes.eq_mask(b, i, x), want, "{at} {x}");
+            }
+            let capitals = scalar::mask_of(bytes, |c| c.is_ascii_uppercase());
+            assert_eq!(lanes.capitals(b, i), capitals, "{at}");
         }
     };
     for x in 0..=255u8 {
@@ -47,7 +53,7 @@ pub(super) fn blocks_agree_with_the_scalar_reference<L: Blocks + std::fmt::Debug
     }
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     for _ in 0..20_000 {
-        check(&rng.bytes(w, b"az09-._~/?#%:@[]\n\r\t \\\"<>{|}^`\x7f\xc3\xa9"));
+        check(&rng.bytes(w, b"azAZ(&=09-._~/?#%:@[]\n\r\t \\\"<>{|}^`\x7f\xc3\xa9"));
     }
     // A text that ends inside the block, at every length, and a block past its end: line
     // feeds after the text.

@@ -86,6 +86,18 @@ pub(super) fn marks<V: Vector>(v: V) -> u32 {
     eq_byte(v, b'?').or(eq_byte(v, b';')).bits()
 }
 
+/// [`super::blocks::Blocks::eq_mask`] with vectors of type `V`.
+#[inline(always)]
+pub(super) fn eq_mask<V: Vector>(b: &[u8], i: usize, x: u8) -> u64 {
+    u64::from(eq_byte(V::load(b, i), x).bits())
+}
+
+/// [`super::blocks::Blocks::capitals`] with vectors of type `V`.
+#[inline(always)]
+pub(super) fn capitals<V: Vector>(b: &[u8], i: usize) -> u64 {
+    u64::from(within(V::load(b, i), b'A', 26).bits())
+}
+
 /// [`super::blocks::Blocks::host_masks`] with vectors of type `V`.
 #[inline(always)]
 pub(super) fn host_masks<V: Vector>(b: &[u8], i: usize) -> HostMasks {

@@ -73,7 +73,7 @@ impl Normalizer {
         if self.rewrites() {
             // A compatibility profile rewrites every record, in its own way.
             if let Some(compat) = self.options.compat {
-                return enter_compat(compat, raw, text, out, notes, steps);
+                return enter_compat(compat, raw, out, notes, steps);
             }
         } else if ask_fast && !tracing {
             // Its own key, told without the thread's buffers; else not asked again.
@@ -234,7 +234,6 @@ impl Normalizer {
 fn enter_compat(
     compat: Compat,
     raw: &[u8],
-    text: Option<&str>,
     out: &mut String,
     notes: &mut Notes,
     steps: Option<&mut Vec<Step>>,
@@ -249,12 +248,12 @@ fn enter_compat(
         steps,
         warnings: &mut notes.warnings,
     };
-    debug_assert!(text.map_or(true, |t| t.as_bytes() == raw));
-    with_scratch(|scratch| compat.write_key(raw, text, out, &mut scratch.compat, &mut trace))
-        .map_err(|refusal| {
+    with_scratch(|scratch| compat.write_key(raw, out, &mut scratch.compat, &mut trace)).map_err(
+        |refusal| {
             let column = error::unit_column(raw, refusal.at);
             Error::new(ErrorKind::Syntax, column, refusal.message)
-        })
+        },
+    )
 }
 
 /// Whether `a` and `b` are the same slice of one text (not merely equal strings).

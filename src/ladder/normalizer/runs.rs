@@ -7,6 +7,7 @@
 //! [`Normalizer::normalize_raw_into`] gives.
 
 use crate::iri::error::Error;
+use crate::ladder::compat::Compat;
 use crate::ladder::fast::Shape;
 use crate::ladder::key::KeyWriter;
 use crate::ladder::normalizer::rungs::{
@@ -72,6 +73,14 @@ impl Normalizer {
     pub fn rewrites_own_keys(&self) -> bool {
         self.rewrites()
     }
+    /// Whether the lines the runs of lines hand out, and their keys, hold no byte an output
+    /// format escapes (SPEC §8: the fast path takes only printable records): so, but under
+    /// a compatibility profile, whose runs of keys take any line the profile keys.
+    #[inline]
+    pub fn runs_are_printable(&self) -> bool {
+        self.options.compat.is_none()
+    }
+
     /// The length of the raw record at the start of `rest` (text up to a line feed, which
     /// more lines may follow) when it already is its own key and the fast path sees it: one
     /// pass, no parsing (SPEC §8); under protocol rules, a record that the rules' sieve shows
@@ -118,7 +127,7 @@ impl Normalizer {
     /// CRLF), which `own_key_lines` then refuses too (but for CRLF). In the SURT form no
     /// line passes through, and nothing is known ([`NextLine::Unknown`]).
     pub fn canonical_lines_then_keys(&self, rest: &str, max_line: usize) -> (usize, u64, NextLine) {
-        if self.options.form == Form::Surt {
+        if self.options.form == Form::Surt || self.options.compat.is_some() {
             return (0, 0, NextLine::Unknown);
         }
         // Set for each line handed out; stays set only for the line the run stops at.
@@ -240,6 +249,12 @@ impl Normalizer {
     /// The run of keys of [`Normalizer::own_key_lines`], each key handed to `sink`.
     #[inline(always)]
     fn key_run(&self, rest: &str, max_line: usize, sink: &mut impl KeySink) -> (usize, u64) {
+        if let Some(compat) = self.options.compat {
+            if !self.fast.takes_compat_runs() {
+                return (0, 0);
+            }
+            return compat_run(compat, rest, max_line, sink);
+        }
         let run = self.run_form();
         match (run.surt, run.plain_surt()) {
             (true, true) => self.surt_run::<true>(rest, max_line, run, sink),
@@ -375,6 +390,40 @@ impl Normalizer {
             true
         })
     }
+}
+
+/// [`Normalizer::key_run`] under a compatibility profile, whose keys are never their
+/// records: every line the profile keys in a run ([`Compat::write_line_key`]), up to one
+/// it leaves to the ladder's one entry (no line feed, too long, a NUL, a refusal).
+fn compat_run(
+    compat: Compat,
+    rest: &str,
+    max_line: usize,
+    sink: &mut impl KeySink,
+) -> (usize, u64) {
+    SCRATCH.with(|s| {
+        let Ok(mut s) = s.try_borrow_mut() else {
+            return (0, 0);
+        };
+        let (mut at, mut lines) = (0, 0);
+        while at < rest.len() {
+            // `at` is 0 or follows a line feed: a char boundary.
+            let line = &rest[at..];
+            let start = sink.begin();
+            let Some((len, ending)) =
+                compat.write_line_key(line, max_line, sink.buffer(), &mut s.compat)
+            else {
+                break;
+            };
+            // A line feed, or CRLF, follows the record: char boundaries.
+            if !sink.line(&line[..len], start, RunKey::Written, ending == 2) {
+                break;
+            }
+            at += len + ending;
+            lines += 1;
+        }
+        (at, lines)
+    })
 }
 
 /// [`ldh_surt_authority`] for a line of a run of SURTs (`run`), if the protocol rules in
@@ -656,6 +705,83 @@ mod tests {
                 want.push('\n');
             }
             assert_eq!(String::from_utf8(out).unwrap(), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn runs_of_compat_keys_are_the_keys_of_the_one_entry() {
+        use crate::ladder::compat::Compat;
+        use crate::ladder::record::RawLine;
+        // Each line once keyed alone and once in a run: the run stops at a line it leaves
+        // to the one entry (a NUL, too long, a refusal, no line feed), and goes on after it.
+        let lines = [
+            "http://www.Example.com:80/A/b/?b=2&a=1#f",
+            "https://a.b/c\r",
+            "",
+            "filedesc://x.arc.gz",
+            "http://a.b/%41?x",
+            "http://a.b/\u{e9}",
+            "http://a.b:99999/",
+            "http://a\0b/",
+            "HTTP://A.B/./c/../d//",
+            "mailto:Someone@Example.com",
+            "http://xn--bcher-kva.example/?q=%2F&r",
+            "//a.b/c",
+            "http://a.b/x\x7f",
+            "https://a.b/c?d=e&f=g",
+        ];
+        let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        text.push_str("http://last.line/no-line-feed");
+        let long = "http://a.b/".to_owned() + &"c".repeat(70);
+        text = format!("{long}\n{text}");
+        for compat in [Compat::Wayback1, Compat::W3lib1] {
+            let o = Options::default()
+                .with_level(crate::ladder::Level::Protocol)
+                .with_form(compat.form())
+                .with_compat(Some(compat));
+            let n = Normalizer::new(o).unwrap();
+            assert_eq!(n.canonical_lines_then_keys(&text, 100).1, 0);
+            let (mut at, mut keys) = (0, Vec::new());
+            while at < text.len() {
+                let mut out = Vec::new();
+                let run = n.own_key_lines(&text[at..], 64, &mut out);
+                keys.extend(
+                    out.split(|&b| b == b'\n')
+                        .take(run.lines as usize)
+                        .map(|k| Some(String::from_utf8(k.to_vec()).unwrap())),
+                );
+                at += run.bytes;
+                if at < text.len() && run.lines == 0 {
+                    // Left to the one entry: the next line alone.
+                    let end = text[at..].find('\n').map_or(text.len(), |k| at + k + 1);
+                    let raw = text[at..end].trim_end_matches('\n').trim_end_matches('\r');
+                    let mut key = String::new();
+                    let line = RawLine::of_str(raw, n.repair());
+                    let long = raw.len() > 64;
+                    let r = n.normalize_raw_into(line, &mut key, &mut Default::default(), true);
+                    keys.push((r.is_ok() && !long).then_some(key));
+                    at = end;
+                }
+            }
+            let all: Vec<&str> = text.split('\n').collect();
+            assert_eq!(keys.len(), all.len(), "{compat:?}: {keys:?}");
+            for (raw, got) in all.iter().zip(&keys) {
+                let Some(got) = got else { continue };
+                let raw = raw.trim_end_matches('\r');
+                let mut want = String::new();
+                n.normalize_raw_into(
+                    RawLine::of_str(raw, n.repair()),
+                    &mut want,
+                    &mut Default::default(),
+                    true,
+                )
+                .unwrap();
+                assert_eq!(got, &want, "{compat:?}: {raw:?}");
+            }
+            // Most lines are keyed in runs; the long one, the NUL and the refused port are not.
+            let mut out = Vec::new();
+            let run = n.own_key_lines(&text, 10_000, &mut out);
+            assert_eq!(run.lines, 7, "{compat:?}");
         }
     }
 

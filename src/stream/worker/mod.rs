@@ -165,6 +165,7 @@ impl<'a> Worker<'a> {
             ladder,
             max_line: self.options.max_line_bytes,
             key_lf: ladder.rewrites_own_keys(),
+            printable: ladder.runs_are_printable(),
         };
         while !pass.done() {
             pass.validate_to_start();

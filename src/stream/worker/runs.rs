@@ -15,6 +15,9 @@ pub(super) struct Runs<'a> {
     /// The ladder's runs of keys may hold lines that end in a line feed alone
     /// ([`Normalizer::rewrites_own_keys`]).
     pub(super) key_lf: bool,
+    /// The runs' lines and keys hold no byte an output format escapes
+    /// ([`Normalizer::runs_are_printable`]).
+    pub(super) printable: bool,
 }
 
 impl Runs<'_> {
@@ -52,7 +55,7 @@ impl Runs<'_> {
     /// past them.
     pub(super) fn write_passed(&self, text: &str, pass: &mut Pass, emit: &mut Emitter) {
         let rest = &text[pass.start..];
-        let mut row = RowOf::new(rest, self.max_line, pass.line, emit);
+        let mut row = RowOf::new(rest, self, pass.line, emit);
         self.ladder
             .each_canonical_line(rest, self.max_line, |line| row.line(line, line));
         let (bytes, lines) = (row.at, row.lines);
@@ -78,7 +81,7 @@ impl Runs<'_> {
         run_key: &mut Vec<u8>,
     ) {
         let rest = &text[pass.start..];
-        let mut row = RowOf::new(rest, self.max_line, pass.line, emit);
+        let mut row = RowOf::new(rest, self, pass.line, emit);
         self.ladder
             .own_keys_each(rest, self.max_line, run_key, |line, key| {
                 row.line(line, key)
@@ -162,8 +165,10 @@ struct RowOf<'r, 'e, 'c> {
     /// The line number of the run's first line.
     first: u64,
     emit: &'e mut Emitter<'c>,
-    /// Rows that no key tracking looks at take the short way (the runs take only printable
-    /// records, SPEC §8).
+    /// The lines and their keys are printable ([`Runs::printable`]): their fields are
+    /// copied without a scan.
+    printable: bool,
+    /// Rows of printable lines that no key tracking looks at take the short way.
     fast_rows: bool,
     /// The bytes and the lines taken so far.
     at: usize,
@@ -171,13 +176,14 @@ struct RowOf<'r, 'e, 'c> {
 }
 
 impl<'r, 'e, 'c> RowOf<'r, 'e, 'c> {
-    fn new(rest: &'r str, max_line: usize, first: u64, emit: &'e mut Emitter<'c>) -> Self {
-        let fast_rows = !emit.tracks_keys();
+    fn new(rest: &'r str, runs: &Runs<'_>, first: u64, emit: &'e mut Emitter<'c>) -> Self {
+        let fast_rows = runs.printable && !emit.tracks_keys();
         RowOf {
             rest,
-            max_line,
+            max_line: runs.max_line,
             first,
             emit,
+            printable: runs.printable,
             fast_rows,
             at: 0,
             lines: 0,
@@ -201,7 +207,7 @@ impl<'r, 'e, 'c> RowOf<'r, 'e, 'c> {
             // A key written anew (a SURT, a key the rules rewrote): as short a way.
             self.emit.keyed_row(number, line, key);
         } else {
-            let row = Row::valid(number, line.as_bytes(), key, &[], true);
+            let row = Row::valid(number, line.as_bytes(), key, &[], self.printable);
             self.emit.valid(row, !own && key != line);
         }
         self.lines += 1;
