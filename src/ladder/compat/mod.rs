@@ -86,6 +86,28 @@ impl Steps for Tracer<'_> {
     }
 }
 
+/// The names (`component/rule`) of the steps a profile reports, for tests; a step that
+/// changed nothing is counted apart, as the ladder's recorder drops it.
+#[cfg(test)]
+#[derive(Default)]
+pub(crate) struct StepNames {
+    pub(crate) names: Vec<String>,
+    pub(crate) unchanged: usize,
+}
+
+#[cfg(test)]
+impl Steps for StepNames {
+    fn on(&self) -> bool {
+        true
+    }
+    fn step(&mut self, component: &'static str, rule: &'static str, before: &[u8], after: &[u8]) {
+        match before == after {
+            true => self.unchanged += 1,
+            false => self.names.push(format!("{component}/{rule}")),
+        }
+    }
+}
+
 /// The buffers one thread reuses for every record a profile keys, so that keying allocates
 /// nothing once they have grown.
 #[derive(Default)]

@@ -745,6 +745,7 @@ fn push_decimal(n: u16, out: &mut String) {
 mod tests {
     use super::*;
     use crate::iri::test_rng::Rng;
+    use crate::ladder::compat::StepNames;
 
     /// The key of `record`, or `!` and the exception's name for a refusal.
     fn key(record: &[u8]) -> String {
@@ -970,24 +971,7 @@ mod tests {
     /// `--explain` sees the named steps.
     #[test]
     fn compat_w3lib_steps() {
-        struct Seen(Vec<String>);
-        impl Steps for Seen {
-            fn on(&self) -> bool {
-                true
-            }
-            fn step(
-                &mut self,
-                component: &'static str,
-                rule: &'static str,
-                before: &[u8],
-                after: &[u8],
-            ) {
-                if before != after {
-                    self.0.push(format!("{component}/{rule}"));
-                }
-            }
-        }
-        let mut seen = Seen(Vec::new());
+        let mut seen = StepNames::default();
         let mut out = String::new();
         let record = b" HTTP://User@WWW.B\xc3\x9cCHER.de:0080/a/./%7e?b=1&a=x+y#f";
         write_key(record, &mut out, &mut Scratch::default(), &mut seen).unwrap();
@@ -1004,9 +988,9 @@ mod tests {
             "fragment/strip",
         ] {
             assert!(
-                seen.0.iter().any(|s| s == step),
+                seen.names.iter().any(|s| s == step),
                 "{step} not in {:?}",
-                seen.0
+                seen.names
             );
         }
     }

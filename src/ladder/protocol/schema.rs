@@ -116,6 +116,17 @@ struct RawRule {
     policy: Option<Spanned<String>>,
 }
 
+/// The keys of a [`RawRule`] that some kinds take and others refuse (besides `kind`, which
+/// every rule has, and `hosts`, which every kind takes), as the file writes them.
+pub(super) const OPTION_KEYS: [&str; 6] = [
+    "names",
+    "match-case",
+    "value-hex-length",
+    "value-min-length",
+    "numbered",
+    "policy",
+];
+
 /// Where a rule is: the file's text and the span of the `[[rule]]`, to report errors at.
 struct At<'t> {
     text: &'t str,
@@ -180,21 +191,16 @@ impl RawRule {
 
     /// Refuses a key the kind does not take.
     fn check_keys(&self, kind: RuleKind, at: &At<'_>) -> Result<(), RulesError> {
-        let given: [(&str, Option<Range<usize>>); 6] = [
-            ("names", self.names.as_ref().map(Spanned::span)),
-            ("match-case", self.match_case.as_ref().map(Spanned::span)),
-            (
-                "value-hex-length",
-                self.value_hex_length.as_ref().map(Spanned::span),
-            ),
-            (
-                "value-min-length",
-                self.value_min_length.as_ref().map(Spanned::span),
-            ),
-            ("numbered", self.numbered.as_ref().map(Spanned::span)),
-            ("policy", self.policy.as_ref().map(Spanned::span)),
+        // In the order of [`OPTION_KEYS`].
+        let given: [Option<Range<usize>>; 6] = [
+            self.names.as_ref().map(Spanned::span),
+            self.match_case.as_ref().map(Spanned::span),
+            self.value_hex_length.as_ref().map(Spanned::span),
+            self.value_min_length.as_ref().map(Spanned::span),
+            self.numbered.as_ref().map(Spanned::span),
+            self.policy.as_ref().map(Spanned::span),
         ];
-        for (key, s) in given {
+        for (key, s) in OPTION_KEYS.into_iter().zip(given) {
             if let Some(s) = s.filter(|_| !kind.accepts(key)) {
                 return Err(at.err(
                     s,
@@ -336,14 +342,7 @@ mod tests {
     #[test]
     fn every_other_key_is_refused() {
         for &kind in RuleKind::ALL {
-            for key in [
-                "names",
-                "match-case",
-                "value-hex-length",
-                "value-min-length",
-                "numbered",
-                "policy",
-            ] {
+            for key in OPTION_KEYS {
                 if kind.accepts(key) {
                     continue;
                 }
