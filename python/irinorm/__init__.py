@@ -273,15 +273,22 @@ def _normalizer_for(options: dict) -> Normalizer:
 def normalize(url: Optional[str], **options: Any) -> Optional[str]:
     """The key of one record, or None when it is invalid (or None). The options are those of
     :class:`Normalizer`; for many records build one and use its methods."""
-    if not options:
-        return _default_normalizer().normalize(url)
-    # An unknown option is refused when its normalizer is built (not looked up again).
-    return _normalizer_for(options).normalize(url)
+    if options:
+        # An unknown option is refused when its normalizer is built (not looked up again).
+        return _normalizer_for(options).normalize(url)
+    # The README's first call: straight to the default normalizer's native method.
+    if url is not None and not isinstance(url, str):
+        raise TypeError(f"url must be a str or None, got {type(url).__name__}")
+    return (_DEFAULT[0] if _DEFAULT else _default_native()).normalize(url)
 
 
-@lru_cache(maxsize=1)
-def _default_normalizer() -> Normalizer:
-    return Normalizer()
+# The default normalizer's native object, made at the first call of :func:`normalize`.
+_DEFAULT: list = []
+
+
+def _default_native() -> Any:
+    _DEFAULT[:] = [Normalizer()._native]
+    return _DEFAULT[0]
 
 
 @functools.partial(_with_key_options, checked=False)
