@@ -206,17 +206,20 @@ class Normalizer:
         ChunkedArray, or anything with the Arrow PyCapsule interface (``__arrow_c_array__``
         or ``__arrow_c_stream__``). An array gives a ``pyarrow.Array``, a stream (a
         ChunkedArray) a ``pyarrow.ChunkedArray``, of the input's string type and length.
+        A dictionary-encoded array (Parquet's and Polars' categoricals) gives a dictionary
+        array with the same indices: each distinct value is keyed once. Anything else is a
+        ``TypeError`` that names its type.
 
         The GIL is released while the batch runs. ``threads`` > 1 splits each array over a
         pool of that many threads (0: one per core); the result is the same.
         """
-        return self._native.normalize_arrow(array, _check_threads(threads))
+        return self._native.normalize_arrow(_arrow(array), _check_threads(threads))
 
     def check_arrow(self, array: Any) -> Any:
         """Per record: a struct of ``key`` (null when invalid), ``error_kind``,
         ``error_column`` and ``error_message`` (null when valid) and ``warnings`` (a list of
         warning kinds, such as ``"idna"``). Null records give all fields null."""
-        return self._native.check_arrow(array)
+        return self._native.check_arrow(_arrow(array))
 
     def explain(self, url: str) -> dict:
         """The key of one record and the steps that changed it, as a dict with ``input``,
@@ -249,6 +252,20 @@ def _check_threads(threads: Any) -> int:
 @lru_cache(maxsize=64)
 def _cached(state: Tuple[Tuple[str, Any], ...]) -> Normalizer:
     return Normalizer._from_state(dict(state))
+
+
+def _arrow(array: Any) -> Any:
+    """`array` if it is an Arrow array or stream (it has the Arrow PyCapsule interface), else
+    a ``TypeError`` saying what is taken."""
+    if hasattr(array, "__arrow_c_array__") or hasattr(array, "__arrow_c_stream__"):
+        return array
+    raise TypeError(
+        "expected an Arrow array of strings: a pyarrow Array or ChunkedArray (of string, "
+        "large_string or string_view, or a dictionary of them), or an object with the Arrow "
+        f"PyCapsule interface (__arrow_c_array__ or __arrow_c_stream__); got "
+        f"{type(array).__module__}.{type(array).__qualname__}"
+        " (for a list, use normalize_many; for a pandas Series, pyarrow.array(series))"
+    )
 
 
 @lru_cache(maxsize=64)
@@ -332,7 +349,7 @@ def migration_report(
     ``rule``, ``side``, ``changed``, ``split_groups``, ``merged_keys`` and ``examples``)."""
     source = Normalizer(**(from_ or {}))
     target = Normalizer(**(to or {}))
-    return json.loads(source._native.migration_json(target._native, array))
+    return json.loads(source._native.migration_json(target._native, _arrow(array)))
 
 
 def read_lines(path: PathLike) -> List[str]:

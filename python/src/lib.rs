@@ -14,11 +14,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use arrow_array::builder::{
     GenericStringBuilder, Int64Builder, ListBuilder, StringBuilder, StringViewBuilder,
 };
+use arrow_array::cast::AsArray;
 use arrow_array::{
     Array, ArrayRef, GenericStringArray, OffsetSizeTrait, StringViewArray, StructArray,
 };
 use arrow_buffer::{BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{ArrowError, DataType, Field, FieldRef, Fields};
+use arrow_select::take::take;
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
@@ -189,7 +191,7 @@ impl PyNormalizer {
     /// array (a ChunkedArray for a stream).
     fn check_arrow<'py>(&self, py: Python<'py>, array: AnyArray) -> PyResult<Bound<'py, PyAny>> {
         let core = self.core.clone();
-        map_string_arrays(py, array, check_type, |a| Ok(check_of(&core, a)))
+        map_string_arrays(py, array, check_type, |a| check_of(&core, a))
     }
 
     /// What moving from these keys to those of `to` does to the records of a string array
@@ -212,6 +214,9 @@ impl PyNormalizer {
         for chunk in &chunks {
             check_string_type(chunk.data_type())?;
         }
+        let chunks = (chunks.iter().map(decoded))
+            .collect::<Result<Vec<ArrayRef>, ArrowError>>()
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
         Ok(py.detach(|| {
             let (mut report, mut obs) = (MigrationReport::default(), Observation::default());
             for chunk in &chunks {
@@ -262,12 +267,83 @@ fn resolve_threads(threads: usize) -> usize {
     }
 }
 
+/// Refuses an array that is not of strings, naming its type as pyarrow does.
 fn check_string_type(dt: &DataType) -> PyResult<()> {
+    let strings = |dt: &DataType| {
+        matches!(
+            dt,
+            DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null
+        )
+    };
     match dt {
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View | DataType::Null => Ok(()),
+        DataType::Dictionary(key, values) if key.is_dictionary_key_type() && strings(values) => {
+            Ok(())
+        }
+        dt if strings(dt) => Ok(()),
         other => Err(PyTypeError::new_err(format!(
-            "expected an Arrow array of strings (string, large_string or string_view), got {other}"
+            "expected an Arrow array of strings (string, large_string or string_view, or a \
+             dictionary of them), got {}",
+            pyarrow_type_name(other)
         ))),
+    }
+}
+
+/// The name pyarrow gives the type `dt` (`int64`, `large_string`,
+/// `dictionary<values=string, indices=int32, ordered=0>`, `list<item: string>`), as its
+/// messages and `repr` show it; Arrow's own name, lowercased, for the rarer types.
+fn pyarrow_type_name(dt: &DataType) -> String {
+    let name = match dt {
+        DataType::Null => "null",
+        DataType::Boolean => "bool",
+        DataType::Int8 => "int8",
+        DataType::Int16 => "int16",
+        DataType::Int32 => "int32",
+        DataType::Int64 => "int64",
+        DataType::UInt8 => "uint8",
+        DataType::UInt16 => "uint16",
+        DataType::UInt32 => "uint32",
+        DataType::UInt64 => "uint64",
+        DataType::Float16 => "halffloat",
+        DataType::Float32 => "float",
+        DataType::Float64 => "double",
+        DataType::Utf8 => "string",
+        DataType::LargeUtf8 => "large_string",
+        DataType::Utf8View => "string_view",
+        DataType::Binary => "binary",
+        DataType::LargeBinary => "large_binary",
+        DataType::BinaryView => "binary_view",
+        DataType::List(f) | DataType::LargeList(f) => {
+            let large = if matches!(dt, DataType::LargeList(_)) {
+                "large_"
+            } else {
+                ""
+            };
+            return format!(
+                "{large}list<{}: {}>",
+                f.name(),
+                pyarrow_type_name(f.data_type())
+            );
+        }
+        DataType::Dictionary(key, values) => {
+            return format!(
+                "dictionary<values={}, indices={}, ordered=0>",
+                pyarrow_type_name(values),
+                pyarrow_type_name(key)
+            )
+        }
+        other => return other.to_string().to_lowercase(),
+    };
+    name.to_owned()
+}
+
+/// A dictionary-encoded array as the plain array of its values (other arrays as they are).
+fn decoded(input: &ArrayRef) -> Result<ArrayRef, ArrowError> {
+    match input.data_type() {
+        DataType::Dictionary(..) => {
+            let d = input.as_any_dictionary();
+            take(d.values(), d.keys(), None)
+        }
+        _ => Ok(input.clone()),
     }
 }
 
@@ -313,8 +389,11 @@ fn check_type(dt: &DataType) -> DataType {
     DataType::Struct(check_fields(dt))
 }
 
+/// The fields of [`check_type`]: the key of the input's string type (of its values, for a
+/// dictionary).
 fn check_fields(dt: &DataType) -> Fields {
     let key = match dt {
+        DataType::Dictionary(_, values) => return check_fields(values),
         DataType::LargeUtf8 => DataType::LargeUtf8,
         DataType::Utf8View => DataType::Utf8View,
         _ => DataType::Utf8,
@@ -379,9 +458,14 @@ fn in_parts<T: Send>(rows: usize, threads: usize, f: impl Fn(usize, usize) -> T 
     })
 }
 
-/// The keys of one array (any string type; a null-typed array is its own result).
+/// The keys of one array (any string type; a null-typed array is its own result). A
+/// dictionary-encoded array gives one with the same indices: its values are keyed once.
 fn keys_of(core: &Core, input: &ArrayRef, threads: usize) -> Result<ArrayRef, BatchError> {
     match input.data_type() {
+        DataType::Dictionary(..) => {
+            let d = input.as_any_dictionary();
+            Ok(d.with_values(keys_of(core, d.values(), threads)?))
+        }
         DataType::Utf8 => {
             keys_offsets::<i32>(core, input.as_any().downcast_ref().unwrap(), threads)
         }
@@ -524,7 +608,20 @@ impl KeyBuilder {
 }
 
 /// The record-by-record report of one array.
-fn check_of(core: &Core, input: &ArrayRef) -> ArrayRef {
+fn check_of(core: &Core, input: &ArrayRef) -> Result<ArrayRef, BatchError> {
+    if let DataType::Dictionary(..) = input.data_type() {
+        // Each value checked once, then a row per index; a null index is a null record,
+        // whose fields are null as for any null record (the row itself is not).
+        let d = input.as_any_dictionary();
+        let taken = take(&check_of(core, d.values())?, d.keys(), None)?;
+        let (fields, columns, _) = taken.as_struct().clone().into_parts();
+        return Ok(Arc::new(StructArray::try_new(fields, columns, None)?));
+    }
+    Ok(check_plain(core, input))
+}
+
+/// [`check_of`] for an array of strings.
+fn check_plain(core: &Core, input: &ArrayRef) -> ArrayRef {
     let rows = input.len();
     let dt = input.data_type();
     let mut keys = match dt {

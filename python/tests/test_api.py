@@ -216,14 +216,46 @@ def test_objects_with_the_capsule_interface():
 
 def test_wrong_arrays_raise_type_error():
     n = irinorm.Normalizer()
-    with pytest.raises(TypeError, match="strings"):
+    # The message names the type as pyarrow does.
+    with pytest.raises(TypeError, match="strings.*got int64$"):
         n.normalize_arrow(pa.array([1, 2]))
-    with pytest.raises(TypeError, match="strings"):
+    with pytest.raises(TypeError, match="got binary$"):
         n.check_arrow(pa.array([b"http://a/"]))
-    with pytest.raises(ValueError):
-        n.normalize_arrow(["http://a/"])
+    ints = pa.array([1, 1]).dictionary_encode()
+    with pytest.raises(TypeError, match=r"got dictionary<values=int64, indices=int32, ordered=0>$"):
+        n.normalize_arrow(ints)
+    # Not Arrow at all: what is taken, and what to do instead.
+    for wrong in (["http://a/"], "http://a/", 3):
+        with pytest.raises(TypeError, match="Arrow PyCapsule interface.*normalize_many"):
+            n.normalize_arrow(wrong)
+        with pytest.raises(TypeError, match="Arrow PyCapsule interface"):
+            n.check_arrow(wrong)
+        with pytest.raises(TypeError, match="Arrow PyCapsule interface"):
+            irinorm.migration_report(wrong, from_={}, to={"form": "surt"})
     with pytest.raises(ValueError):
         n.normalize_arrow(pa.array(["http://a/"]), threads=-1)
+
+
+def test_dictionary_arrays_give_the_keys_of_their_values(sample_file):
+    records = read_records(sample_file)[:100] + [None]
+    plain = pa.array(records * 3)
+    for index_type in (pa.int8(), pa.int32(), pa.int64()):
+        encoded = plain.dictionary_encode()
+        encoded = pa.DictionaryArray.from_arrays(encoded.indices.cast(index_type), encoded.dictionary)
+        for options in ({}, {"form": "surt"}, {"profile": "wayback"}):
+            n = irinorm.Normalizer(**options)
+            keys = n.normalize_arrow(encoded)
+            assert keys.type == encoded.type
+            # The same keys as the decoded array, each distinct value keyed once.
+            assert keys.to_pylist() == n.normalize_arrow(plain).to_pylist()
+            assert len(keys.dictionary) == len(encoded.dictionary)
+            assert n.check_arrow(encoded).to_pylist() == n.check_arrow(plain).to_pylist()
+            chunked = pa.chunked_array([encoded, encoded[:5]])
+            assert n.normalize_arrow(chunked).to_pylist() == n.normalize_arrow(
+                pa.chunked_array([plain, plain[:5]])
+            ).to_pylist()
+    report = irinorm.migration_report(plain.dictionary_encode(), from_={}, to={"form": "surt"})
+    assert report == irinorm.migration_report(plain, from_={}, to={"form": "surt"})
 
 
 def test_threads_give_the_same_result(sample_file):
