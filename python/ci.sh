@@ -46,7 +46,7 @@ echo "== pytest"
 cd "$root/python/tests"
 export PYSPARK_PYTHON="$venv/bin/python"
 set +e
-"$venv/bin/python" -m pytest -q -p no:cacheprovider --durations=10 "$@" .
+"$venv/bin/python" -m pytest -q -rs -p no:cacheprovider --durations=10 "$@" .
 status=$?
 set -e
 if [ "$status" -eq 5 ]; then
