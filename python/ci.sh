@@ -7,6 +7,9 @@
 #   python/ci.sh -k spark -x     # extra arguments go to pytest
 #   IRINORM_PYTHON_READY=1 IRINORM_VENV=/v python/ci.sh   # venv and ./python installed already
 #
+# A second run in the same venv needs no package index: the test dependencies are found
+# in place, and ./python is built without build isolation (maturin from the venv).
+#
 # Spark needs Java (its tests skip, saying so, without it) and a loopback address.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,15 +28,31 @@ else
     echo "== python venv: $venv"
     "$python" -m venv "$venv"
   fi
-  echo "== pip install (test dependencies)"
-  "$venv/bin/python" -m pip install --quiet --upgrade pip
-  # pandas<3: PySpark 4 warns on pandas 3.
-  "$venv/bin/python" -m pip install --quiet maturin pyarrow 'pandas<3' pyspark 'dask[dataframe]' polars duckdb pytest
-  # The oracles of the compatibility profiles, pinned (python/tests/test_compat_oracles.py).
-  "$venv/bin/python" -m pip install --quiet surt==0.3.1 w3lib==2.5.0
+  # A venv that has them all already needs no package index (a second run works offline).
+  if "$venv/bin/python" - <<'PY' 2>/dev/null
+import importlib.metadata as m, shutil, sys
+import pyarrow, pandas, pyspark, dask.dataframe, polars, duckdb, pytest, maturin
+assert m.version("surt") == "0.3.1" and m.version("w3lib") == "2.5.0"
+assert int(m.version("pandas").split(".")[0]) < 3
+PY
+  then
+    echo "== test dependencies: in the venv already"
+  else
+    echo "== pip install (test dependencies; a few minutes)"
+    pip_install=("$venv/bin/python" -m pip install --progress-bar off)
+    "${pip_install[@]}" --upgrade pip
+    # pandas<3: PySpark 4 warns on pandas 3.
+    "${pip_install[@]}" maturin pyarrow 'pandas<3' pyspark 'dask[dataframe]' polars duckdb pytest
+    # The oracles of the compatibility profiles, pinned (python/tests/test_compat_oracles.py).
+    "${pip_install[@]}" surt==0.3.1 w3lib==2.5.0
+  fi
 
-  echo "== pip install ./python"
-  "$venv/bin/python" -m pip install --quiet --force-reinstall --no-deps ./python
+  # No build isolation: maturin is in the venv, so the build needs no package index. The
+  # release build of the native library takes several minutes.
+  echo "== pip install ./python (the native library's release build: several minutes)"
+  # (maturin's build hook runs the `maturin` command: the venv's, on PATH.)
+  PATH="$venv/bin:$PATH" "$venv/bin/python" -m pip install --no-build-isolation \
+    --force-reinstall --no-deps ./python
 fi
 echo "setup: $((SECONDS - started)) s"
 

@@ -139,6 +139,17 @@ def test_spark_pandas_udf_of_older_versions(spark, cli, all_records_file, record
     assert got == want, mismatches(got, want, records + [None, None])
 
 
+def test_spark_executors_are_checked(spark):
+    import irinorm.spark
+
+    info = irinorm.spark.check_executors(spark, tasks=3)
+    assert info["key_version"] == irinorm.KEY_VERSION
+    assert info["pythons"] and all("Python 3." in p for p in info["pythons"])
+    # An executor without the package: a RuntimeError saying so, and what to set.
+    with pytest.raises(RuntimeError, match="not importable on an executor.*No module named.*PYSPARK_PYTHON"):
+        irinorm.spark.check_executors(spark, tasks=2, _module="irinorm_not_installed")
+
+
 def test_spark_bad_options_raise_on_the_driver(spark):
     import irinorm.spark
 
