@@ -2,10 +2,12 @@
 """Deduplicate URLs with Dask: read a text file (one URL per line) or Parquet, add an irinorm
 key to every row with `map_partitions`, keep one row per key, write Parquet.
 
-    python examples/dask_dedup.py urls.txt out.parquet --profile crawler --partitions 8
+    python examples/dask_dedup.py urls.txt out.parquet --profile crawler --blocksize 64MB
 
-Each partition's URL column goes to the native normalizer as one Arrow array (the GIL is
-released meanwhile, so Dask's threads run in parallel). Needs `pip install ./python
+A text file is read where the tasks run, a block at a time (`dask.bytes.read_bytes`, blocks
+cut at line feeds): the client never holds it, and the task graph holds only the blocks'
+offsets. Each partition's URL column goes to the native normalizer as one Arrow array (the
+GIL is released meanwhile, so Dask's threads run in parallel). Needs `pip install ./python
 "dask[dataframe]" pyarrow`.
 """
 
@@ -30,8 +32,29 @@ def parse_args(argv):
     p.add_argument("--level", choices=["string", "syntax", "scheme", "protocol"])
     p.add_argument("--form", choices=["uri", "iri", "surt"], default="uri")
     p.add_argument("--profile", help="a rule profile of the protocol rung, such as crawler")
-    p.add_argument("--partitions", type=int, default=4, help="partitions of a text input")
+    p.add_argument("--blocksize", default="64MB",
+                   help="bytes of a text input per partition (default: 64MB)")
+    p.add_argument("--partitions", type=int,
+                   help="partitions of a text input instead (its size divided evenly)")
     return p.parse_args(argv)
+
+
+def text_partitions(path: str, column: str, blocksize) -> dd.DataFrame:
+    """The records of a text file as a DataFrame of one string column, a partition per block
+    of about `blocksize` bytes, each read and split on the worker that runs it."""
+    from dask import delayed
+    from dask.bytes import read_bytes
+
+    _, (blocks,) = read_bytes(path, delimiter=b"\n", blocksize=blocksize, sample=False)
+
+    def frame(data: bytes, start: bool) -> pd.DataFrame:
+        # The records as irinorm reads them; a block that does not start the file keeps a
+        # byte order mark at its start (only the file's first is dropped).
+        return pd.DataFrame({column: pd.Series(irinorm.read_records(data, start=start), dtype=object)})
+
+    parts = [delayed(frame)(block, k == 0) for k, block in enumerate(blocks)]
+    meta = pd.DataFrame({column: pd.Series([], dtype=object)})
+    return dd.from_delayed(parts, meta=meta, verify_meta=False)
 
 
 def keys_of(urls: pd.Series, normalizer: irinorm.Normalizer) -> pd.Series:
@@ -49,7 +72,10 @@ def dedup(args) -> dict:
         df = dd.read_parquet(args.input)
     else:
         column = "url"
-        df = dd.from_pandas(pd.DataFrame({column: irinorm.read_lines(args.input)}), npartitions=args.partitions)
+        blocksize = args.blocksize
+        if args.partitions:
+            blocksize = max(1, -(-os.path.getsize(args.input) // args.partitions))
+        df = text_partitions(args.input, column, blocksize)
     df = df.assign(key=df[column].map_partitions(keys_of, normalizer, meta=("key", "string")))
     total = len(df)
     valid = df.dropna(subset=["key"])

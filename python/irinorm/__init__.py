@@ -31,6 +31,7 @@ __all__ = [
     "migration_report",
     "normalize",
     "read_lines",
+    "read_records",
 ]
 
 #: The version of the keys: it changes when a key written by an earlier release could
@@ -360,3 +361,16 @@ def read_lines(path: PathLike) -> List[str]:
     one key). The file is read whole; the rules are the library's (``records_of``)."""
     with open(path, "rb") as f:
         return _irinorm.read_records(f.read())
+
+
+def read_records(data: bytes, *, start: bool = True) -> List[str]:
+    """The records of ``data``, whole lines of a text file, as :func:`read_lines` reads the
+    file. ``start=False`` for a piece that does not start the file (a block cut at a line
+    feed, as Dask's ``read_bytes`` cuts them): a byte order mark there starts a record, and
+    is not dropped."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError(f"data must be bytes, got {type(data).__name__}")
+    if start or not bytes(data[:3]) == b"\xef\xbb\xbf":
+        return _irinorm.read_records(bytes(data))
+    # A line feed in front keeps the mark; the empty record it makes is dropped.
+    return _irinorm.read_records(b"\n" + bytes(data))[1:]

@@ -236,6 +236,19 @@ def test_wrong_arrays_raise_type_error():
         n.normalize_arrow(pa.array(["http://a/"]), threads=-1)
 
 
+def test_records_of_a_piece_as_of_the_file():
+    data = b"\xef\xbb\xbfhttp://a/\r\nhttp://b/\xff\n\n\xef\xbb\xbfhttp://c/\n"
+    whole = irinorm.read_records(data)
+    assert whole == ["http://a/", "http://b/%FF", "", "\ufeffhttp://c/"]
+    # Cut at a line feed: the pieces give the whole's records, a BOM kept past the start.
+    cut = data.index(b"\n\xef") + 1
+    pieces = irinorm.read_records(data[:cut]) + irinorm.read_records(data[cut:], start=False)
+    assert pieces == whole
+    assert irinorm.read_records(data[cut:]) == ["http://c/"]
+    with pytest.raises(TypeError):
+        irinorm.read_records("http://a/")
+
+
 def test_dictionary_arrays_give_the_keys_of_their_values(sample_file):
     records = read_records(sample_file)[:100] + [None]
     plain = pa.array(records * 3)

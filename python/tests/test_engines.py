@@ -210,6 +210,14 @@ def test_dask_recipe(cli, recipe_input, tmp_path):
     counts = example.main([str(recipe_input), str(out), "--profile", "crawler", "--partitions", "5"])
     check_recipe_output(cli, recipe_input, pq.read_table(out), dict(profile="crawler"))
     assert counts["invalid"] == 3
+    # Small blocks, read on the workers: many partitions, the same records and keys, a BOM
+    # kept where a block starts with one (only the file's first is dropped).
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf" + recipe_input.read_bytes() + b"\xef\xbb\xbfhttp://a.example/\r\n")
+    out = tmp_path / "dask_blocks"
+    counts = example.main([str(bom), str(out), "--profile", "crawler", "--blocksize", "700"])
+    check_recipe_output(cli, bom, pq.read_table(out), dict(profile="crawler"))
+    assert counts["records"] == len(read_records(bom))
 
 
 def test_polars_recipe(cli, recipe_input, tmp_path):
