@@ -192,7 +192,7 @@ class Normalizer:
     def normalize(self, url: Optional[str]) -> Optional[str]:
         """The key of one record, or None when it is invalid or None."""
         if url is not None and not isinstance(url, str):
-            raise TypeError(f"url must be a str or None, got {type(url).__name__}")
+            raise _url_type_error(url)
         return self._native.normalize(url)
 
     def normalize_many(self, urls: Iterable[Any]) -> list:
@@ -255,6 +255,12 @@ def _cached(state: Tuple[Tuple[str, Any], ...]) -> Normalizer:
     return Normalizer._from_state(dict(state))
 
 
+def _url_type_error(url: Any) -> TypeError:
+    """The error of a record that is neither a str nor None (the check stays inline at each
+    call site: it is on the path of every call)."""
+    return TypeError(f"url must be a str or None, got {type(url).__name__}")
+
+
 def _arrow(array: Any) -> Any:
     """`array` if it is an Arrow array or stream (it has the Arrow PyCapsule interface), else
     a ``TypeError`` saying what is taken."""
@@ -296,7 +302,7 @@ def normalize(url: Optional[str], **options: Any) -> Optional[str]:
         return _normalizer_for(options).normalize(url)
     # The README's first call: straight to the default normalizer's native method.
     if url is not None and not isinstance(url, str):
-        raise TypeError(f"url must be a str or None, got {type(url).__name__}")
+        raise _url_type_error(url)
     return (_DEFAULT[0] if _DEFAULT else _default_native()).normalize(url)
 
 

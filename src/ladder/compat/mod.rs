@@ -163,9 +163,24 @@ impl Compat {
         scratch: &mut CompatScratch,
         steps: &mut impl Steps,
     ) -> Result<(), Refusal> {
+        self.write_key_asking(record, out, scratch, steps, true)
+    }
+
+    /// [`Compat::write_key`], asking the profile's fast path or not (`ask_fast`: false where
+    /// the caller asked it already).
+    fn write_key_asking(
+        self,
+        record: &[u8],
+        out: &mut String,
+        scratch: &mut CompatScratch,
+        steps: &mut impl Steps,
+        ask_fast: bool,
+    ) -> Result<(), Refusal> {
         let mark = out.len();
+        let wayback = &mut scratch.wayback;
         let r = match self {
-            Compat::Wayback1 => wayback::write_key(record, out, &mut scratch.wayback, steps),
+            Compat::Wayback1 if ask_fast => wayback::write_key(record, out, wayback, steps),
+            Compat::Wayback1 => wayback::write_key_without_fast(record, out, wayback, steps),
             Compat::W3lib1 => w3lib::write_key(record, out, &mut scratch.w3lib, steps),
         };
         if r.is_err() {
@@ -204,7 +219,9 @@ impl Compat {
         }
         let mut key = std::mem::take(&mut scratch.key);
         key.clear();
-        let keyed = self.write_key(record, &mut key, scratch, &mut ()).is_ok();
+        // The fast path, if the profile has one, refused the line already.
+        let asked = self == Compat::Wayback1;
+        let keyed = (self.write_key_asking(record, &mut key, scratch, &mut (), !asked)).is_ok();
         if keyed {
             out.extend_from_slice(key.as_bytes());
         }

@@ -73,6 +73,21 @@ pub(crate) fn write_key(
     scratch: &mut Scratch,
     steps: &mut impl Steps,
 ) -> Result<(), Refusal> {
+    // Explaining records the chain's steps: the fast path, which records none, is not taken.
+    // (It refuses an empty record and a `filedesc` one, which the chain's caller keys.)
+    if !steps.on() && write_key_fast(record, out, scratch) {
+        return Ok(());
+    }
+    write_key_without_fast(record, out, scratch, steps)
+}
+
+/// [`write_key`] for a record the fast path was not asked about, or refused.
+pub(super) fn write_key_without_fast(
+    record: &[u8],
+    out: &mut String,
+    scratch: &mut Scratch,
+    steps: &mut impl Steps,
+) -> Result<(), Refusal> {
     if record.is_empty() {
         out.push('-');
         return Ok(());
@@ -84,10 +99,6 @@ pub(crate) fn write_key(
             message: "a filedesc record is handed back as it is, and this one is not UTF-8",
         })?;
         out.push_str(text);
-        return Ok(());
-    }
-    // Explaining records the chain's steps: the fast path, which records none, is not taken.
-    if !steps.on() && write_key_fast(record, out, scratch) {
         return Ok(());
     }
     write_key_chain(record, out, scratch, steps)
@@ -719,14 +730,7 @@ fn ia_canonicalize(url: &mut Url, s: &mut Scratch, steps: &mut impl Steps) {
             s.host.drain(..www);
         }
     }
-    let default_port = if scheme.eq_ignore_ascii_case(b"http") {
-        80
-    } else if scheme.eq_ignore_ascii_case(b"https") {
-        443
-    } else {
-        0
-    };
-    if let Some(port) = url.port.filter(|&p| p == default_port) {
+    if let Some(port) = url.port.filter(|&p| p == default_port(scheme)) {
         if steps.on() {
             steps.step(
                 "port",
@@ -741,6 +745,18 @@ fn ia_canonicalize(url: &mut Url, s: &mut Scratch, steps: &mut impl Steps) {
     if url.has_query {
         canonicalize_ia_query(s, steps);
         url.has_query = !s.query.is_empty();
+    }
+}
+
+/// `IAURLCanonicalizer`'s default port of `scheme`, compared ignoring case: 80 for `http`,
+/// 443 for `https`, else none (0, which no port is once parsed).
+pub(super) fn default_port(scheme: &[u8]) -> u32 {
+    if scheme.eq_ignore_ascii_case(b"http") {
+        80
+    } else if scheme.eq_ignore_ascii_case(b"https") {
+        443
+    } else {
+        0
     }
 }
 

@@ -17,10 +17,10 @@
 use memchr::{memchr, memchr_iter};
 
 use super::wayback::{
-    alpha_reorder_query, is_session_name_end, parse_port, push_decimal, scheme_end, strip_www_len,
-    write_parts_key, Parts, Scratch,
+    alpha_reorder_query, default_port, is_session_name_end, parse_port, push_decimal, scheme_end,
+    strip_www_len, write_parts_key, Parts, Scratch,
 };
-use crate::ladder::fast::{look, Blocks, Task};
+use crate::ladder::fast::{ends_crlf, look, Blocks, Task};
 
 /// What [`key_line`] took: the record at the start of the text, and what ends it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -80,15 +80,8 @@ fn key_line<L: Blocks>(lanes: L, b: &[u8], out: &mut Vec<u8>, s: &mut Scratch) -
         if scheme == b"dns" {
             return None;
         }
-        let port = if scheme.eq_ignore_ascii_case(b"http") {
-            80
-        } else if scheme.eq_ignore_ascii_case(b"https") {
-            443
-        } else {
-            0
-        };
         let slashes = b.get(len + 1..len + 3) == Some(b"//");
-        (len, port, slashes.then_some(len + 3))
+        (len, default_port(scheme), slashes.then_some(len + 3))
     } else {
         (0, 80, Some(0))
     };
@@ -104,7 +97,7 @@ fn key_line<L: Blocks>(lanes: L, b: &[u8], out: &mut Vec<u8>, s: &mut Scratch) -
     // `^(https?://)+` never matches more than the scheme's own `http(s)://`.
     let mut at = scheme_len + 1;
     let mut host = None;
-    let (mut port, mut raw_port) = (None, None);
+    let mut port = None;
     if let Some(start) = host_start {
         at = start;
         let (end, dots) = scan_host(lanes, b, at)?;
@@ -128,8 +121,7 @@ fn key_line<L: Blocks>(lanes: L, b: &[u8], out: &mut Vec<u8>, s: &mut Scratch) -
                 if !(1..=5).contains(&digits) {
                     return None;
                 }
-                raw_port = parse_port(&b[at + 1..at + 1 + digits]).ok()?;
-                port = raw_port.filter(|&p| p != default_port);
+                port = parse_port(&b[at + 1..at + 1 + digits]).ok()?;
                 at += 1 + digits;
             }
         }
@@ -172,13 +164,13 @@ fn key_line<L: Blocks>(lanes: L, b: &[u8], out: &mut Vec<u8>, s: &mut Scratch) -
         ending: tail.ending,
     };
     if rewrite {
-        // The parts as `handyurl.parse` splits them: the port before the default one is
-        // dropped, which `IAURLCanonicalizer` does.
+        // The parts as `handyurl.parse` splits them: the default port is still there
+        // (`IAURLCanonicalizer` drops it).
         let (start, end, _) = host?;
         let parts = Parts {
             scheme: if bare { b"http" } else { &b[..scheme_len] },
             host: &b[start..end],
-            port: raw_port,
+            port,
             path,
             query,
         };
@@ -207,6 +199,7 @@ fn key_line<L: Blocks>(lanes: L, b: &[u8], out: &mut Vec<u8>, s: &mut Scratch) -
         &b[..scheme_len],
         host.map(|(start, end, dots)| (&b[start..end], dots)),
     );
+    let port = port.filter(|&p| p != default_port);
     write_surt(lanes, scheme, name, port, head, question, out);
     if arguments {
         let at = out.len() - query.len();
@@ -409,10 +402,10 @@ fn scan_tail<L: Blocks>(lanes: L, b: &[u8], from: usize) -> Option<Tail> {
         }
         i += L::WIDTH;
     };
-    let ending = match b.get(end..) {
-        Some([]) | None => 0,
-        Some([b'\n', ..]) => 1,
-        Some([b'\r', b'\n', ..]) => 2,
+    let ending = match b.get(end) {
+        None => 0,
+        Some(b'\n') => 1,
+        Some(_) if ends_crlf(b, end) => 2,
         Some(_) => return None,
     };
     Some(Tail {

@@ -112,7 +112,7 @@ use crate::iri::scheme::SchemeRule;
 use crate::ladder::{Form, Level, Options};
 pub(crate) use blocks::Blocks;
 use scheme::FastScheme;
-pub(crate) use tail::look;
+pub(crate) use tail::{ends_crlf, look};
 
 /// Work done with the masks of one backend ([`Backend::run`] picks it).
 pub(crate) trait Task {

@@ -101,7 +101,7 @@ pub(super) fn scan_tail<L: Blocks, const LOOK: u8>(
 
 /// Whether `b[i..]` starts with a carriage return and a line feed.
 #[inline]
-pub(super) fn ends_crlf(b: &[u8], i: usize) -> bool {
+pub(crate) fn ends_crlf(b: &[u8], i: usize) -> bool {
     b.get(i..i + 2) == Some(b"\r\n")
 }
 
