@@ -99,12 +99,24 @@ def digest():
     return h
 
 
+def place(flat, seq):
+    """Where `seq` starts in `flat`, appended at its end unless it is there already: a
+    sequence that repeats (the mathematical alphabets map to the same letters again and
+    again) is stored once."""
+    n = len(seq)
+    for start in range(len(flat) - n + 1):
+        if flat[start : start + n] == seq:
+            return start
+    flat.extend(seq)
+    return len(flat) - n
+
+
 def strings_table(name, entries, doc):
-    """A sorted (code point, start, len) index into one flat array of chars."""
+    """A sorted (code point, start, len) index into one flat array of chars, each string
+    stored once."""
     flat, index = [], []
     for c, s in entries:
-        index.append((c, len(flat), len(s)))
-        flat.extend(ord(x) for x in s)
+        index.append((c, place(flat, [ord(x) for x in s]), len(s)))
     print(f"/// {doc}")
     print(f"pub(super) static {name}_INDEX: [(u32, u16, u8); {len(index)}] = [")
     for c, start, n in index:
