@@ -3,12 +3,14 @@
 key to every row with `map_partitions`, keep one row per key, write Parquet.
 
     python examples/dask_dedup.py urls.txt out.parquet --profile crawler --blocksize 64MB
+    python examples/dask_dedup.py urls.txt out.parquet --local-cluster 4   # worker processes
+    python examples/dask_dedup.py urls.txt out.parquet --scheduler tcp://10.0.0.5:8786
 
 A text file is read where the tasks run, a block at a time (`dask.bytes.read_bytes`, blocks
 cut at line feeds): the client never holds it, and the task graph holds only the blocks'
 offsets. Each partition's URL column goes to the native normalizer as one Arrow array (the
 GIL is released meanwhile, so Dask's threads run in parallel). Needs `pip install ./python
-"dask[dataframe]" pyarrow`.
+"dask[dataframe]" pyarrow`, and `distributed` for `--scheduler` and `--local-cluster`.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import argparse
 import os
 import sys
 
+import dask
 import dask.dataframe as dd
 import pandas as pd
 import pyarrow as pa
@@ -36,6 +39,12 @@ def parse_args(argv):
                    help="bytes of a text input per partition (default: 64MB)")
     p.add_argument("--partitions", type=int,
                    help="partitions of a text input instead (its size divided evenly)")
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run on the Dask cluster whose scheduler is at ADDRESS "
+                            "(default: this process's threads)")
+    where.add_argument("--local-cluster", type=int, metavar="WORKERS",
+                       help="run on a cluster of WORKERS processes started on this machine")
     return p.parse_args(argv)
 
 
@@ -77,17 +86,39 @@ def dedup(args) -> dict:
             blocksize = max(1, -(-os.path.getsize(args.input) // args.partitions))
         df = text_partitions(args.input, column, blocksize)
     df = df.assign(key=df[column].map_partitions(keys_of, normalizer, meta=("key", "string")))
-    total = len(df)
     valid = df.dropna(subset=["key"])
     kept = valid.drop_duplicates(subset=["key"])
-    kept.to_parquet(args.output, write_index=False, overwrite=True)
+    write = kept.to_parquet(args.output, write_index=False, overwrite=True, compute=False)
+    # One pass over the input: the counts and the output share the graph's keys.
+    total, valid_count, _ = dask.compute(df.shape[0], valid.shape[0], write)
     written = len(dd.read_parquet(args.output))
-    return dict(records=total, invalid=total - len(valid), keys=written)
+    return dict(records=total, invalid=total - valid_count, keys=written)
+
+
+def cluster_client(args):
+    """A `distributed` client where the arguments ask for a cluster (it becomes the default
+    scheduler until closed), else None."""
+    if args.scheduler is None and args.local_cluster is None:
+        return None
+    from distributed import Client, LocalCluster
+
+    if args.scheduler is not None:
+        return Client(args.scheduler)
+    cluster = LocalCluster(n_workers=args.local_cluster, threads_per_worker=1, processes=True)
+    return Client(cluster)
 
 
 def main(argv=None) -> dict:
     args = parse_args(argv)
-    counts = dedup(args)
+    client = cluster_client(args)
+    try:
+        counts = dedup(args)
+    finally:
+        if client is not None:
+            cluster = client.cluster
+            client.close()
+            if cluster is not None and args.local_cluster is not None:
+                cluster.close()
     print(f"{counts['records']} records, {counts['invalid']} invalid, "
           f"{counts['keys']} distinct keys written to {args.output}")
     return counts

@@ -81,6 +81,11 @@ def main(argv=None) -> dict:
             # use their own, configured by spark-submit).
             os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = builder.getOrCreate()
+    if not spark.sparkContext.master.startswith("local"):
+        # Executors of a cluster run their own Python: fail now, with what to set, rather
+        # than in the middle of the job (docs/python.md, "Executors").
+        checked = irinorm.spark.check_executors(spark)
+        print(f"executors: {', '.join(checked['pythons'])}")
     counts = dedup(spark, args)
     print(f"{counts['records']} records, {counts['invalid']} invalid, "
           f"{counts['keys']} distinct keys written to {args.output}")

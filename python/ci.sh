@@ -31,7 +31,7 @@ else
   # A venv that has them all already needs no package index (a second run works offline).
   if "$venv/bin/python" - <<'PY' 2>/dev/null
 import importlib.metadata as m, shutil, sys
-import pyarrow, pandas, pyspark, dask.dataframe, polars, duckdb, pytest, maturin
+import pyarrow, pandas, pyspark, dask.dataframe, distributed, polars, duckdb, pytest, maturin
 assert m.version("surt") == "0.3.1" and m.version("w3lib") == "2.5.0"
 assert int(m.version("pandas").split(".")[0]) < 3
 PY
@@ -42,7 +42,7 @@ PY
     pip_install=("$venv/bin/python" -m pip install --progress-bar off)
     "${pip_install[@]}" --upgrade pip
     # pandas<3: PySpark 4 warns on pandas 3.
-    "${pip_install[@]}" maturin pyarrow 'pandas<3' pyspark 'dask[dataframe]' polars duckdb pytest
+    "${pip_install[@]}" maturin pyarrow 'pandas<3' pyspark 'dask[dataframe]' distributed polars duckdb pytest
     # The oracles of the compatibility profiles, pinned (python/tests/test_compat_oracles.py).
     "${pip_install[@]}" surt==0.3.1 w3lib==2.5.0
   fi

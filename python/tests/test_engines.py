@@ -4,7 +4,9 @@ Spark runs in a local session (`local[2]`) at 1, 4 and 16 partitions and Arrow b
 1, 7 and 10,000 records, through `key_column` (the Arrow UDF, and the pandas UDF that older
 Spark versions get) and `add_keys` (mapInArrow); batches of one record run on the first
 few thousand records, the others on every record of the corpora, the sample and the
-groups. Dask, Polars and DuckDB run the recipes of `examples/` once each.
+groups. Dask, Polars and DuckDB run the recipes of `examples/` once each; the Spark and Dask
+recipes also run on clusters of processes on loopback (a Spark standalone master and worker,
+a Dask `LocalCluster` of worker processes).
 """
 
 from __future__ import annotations
@@ -218,6 +220,66 @@ def test_dask_recipe(cli, recipe_input, tmp_path):
     counts = example.main([str(bom), str(out), "--profile", "crawler", "--blocksize", "700"])
     check_recipe_output(cli, bom, pq.read_table(out), dict(profile="crawler"))
     assert counts["records"] == len(read_records(bom))
+
+
+def test_dask_recipe_on_worker_processes(cli, recipe_input, tmp_path):
+    # A cluster of worker processes (distributed.LocalCluster): the text is read and keyed
+    # on the workers, and the graph the client sends holds no data.
+    pytest.importorskip("distributed")
+    import warnings
+
+    example = load_example("dask_dedup")
+    out = tmp_path / "dask_cluster"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        counts = example.main([str(recipe_input), str(out), "--profile", "crawler",
+                               "--blocksize", "4000", "--local-cluster", "2"])
+    check_recipe_output(cli, recipe_input, pq.read_table(out), dict(profile="crawler"))
+    assert counts["records"] == len(read_records(recipe_input))
+    assert not [w for w in caught if "large graph" in str(w.message)]
+
+
+def test_spark_recipe_on_a_standalone_cluster(cli, recipe_input, tmp_path):
+    # A master and a worker on loopback (scripts/spark-standalone.sh), the recipe run as
+    # docs/python.md says (PYSPARK_PYTHON, SPARK_LOCAL_IP, nothing else), from a driver
+    # process of its own; then executors whose Python lacks irinorm: the clear message.
+    why = java_missing()
+    if why:
+        pytest.skip(f"Spark tests skipped: {why}")
+    import subprocess
+    import venv
+
+    env = dict(os.environ, SPARK_LOCAL_IP="127.0.0.1", PYSPARK_PYTHON=sys.executable,
+               PYTHON=sys.executable, SPARK_MASTER_PORT="7177")
+    env.pop("PYSPARK_DRIVER_PYTHON", None)
+    script = REPO / "scripts" / "spark-standalone.sh"
+    state = tmp_path / "cluster"
+    started = subprocess.run([str(script), "start", str(state)], env=env, capture_output=True,
+                             text=True, timeout=180)
+    assert started.returncode == 0, started.stderr
+    master = started.stdout.strip().splitlines()[-1]
+    assert master == "spark://127.0.0.1:7177"
+    try:
+        out = tmp_path / "spark_cluster"
+        run = subprocess.run([sys.executable, str(EXAMPLES / "spark_dedup.py"), str(recipe_input),
+                              str(out), "--profile", "crawler", "--master", master],
+                             env=env, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr[-3000:]
+        assert f"executors: {sys.executable}" in run.stdout
+        check_recipe_output(cli, recipe_input, pq.read_table(out), dict(profile="crawler"))
+        # Executors whose Python has no irinorm (a bare venv of this Python).
+        bare = tmp_path / "bare"
+        venv.create(bare, with_pip=False)
+        run = subprocess.run([sys.executable, str(EXAMPLES / "spark_dedup.py"), str(recipe_input),
+                              str(tmp_path / "never"), "--master", master],
+                             env=dict(env, PYSPARK_PYTHON=str(bare / "bin" / "python")),
+                             capture_output=True, text=True, timeout=300)
+        assert run.returncode != 0
+        assert "RuntimeError: irinorm is not importable on an executor" in run.stderr
+        assert "No module named 'irinorm'" in run.stderr and "PYSPARK_PYTHON" in run.stderr
+        assert not (tmp_path / "never").exists()
+    finally:
+        subprocess.run([str(script), "stop", str(state)], env=env, timeout=60)
 
 
 def test_polars_recipe(cli, recipe_input, tmp_path):
