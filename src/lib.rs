@@ -55,6 +55,7 @@ pub mod internals {
     #[cfg(feature = "stream")]
     pub use crate::stream::{
         error::SHORTENED_MAP,
+        framing::{Field, Framing, KeyPlacement, LogPart, RecordFormat},
         input::{Container, CONTAINERS},
         records::{RawRecord, Records},
     };

@@ -63,7 +63,8 @@ fn render_input_section(text: &mut Vec<u8>) -> io::Result<()> {
          of the first NUL (so the zeros that a log cut by logrotate's copytruncate starts \
          with are one invalid record); any other control character is the kind control. \
          Other kinds: empty, utf8 (with --strict), too-long, bad-percent, disallowed-char, \
-         bidi-format, syntax, relative, idna."
+         bidi-format, syntax, relative, idna, and record (a record of --csv, --json-field, \
+         --field, --cdx or --cdxj that is not well formed or lacks the URL's field)."
             .to_owned(),
         format!(
             "An input is refused only when it is certainly not a list of lines: when its first \

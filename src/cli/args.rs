@@ -10,7 +10,9 @@ use clap::{
     value_parser, Arg, ArgAction, ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum,
     ValueHint,
 };
-use irinorm::internals::{KeyOption, OptionKind, KEY_OPTIONS};
+use irinorm::internals::{
+    Field, Framing, KeyOption, KeyPlacement, LogPart, OptionKind, RecordFormat, KEY_OPTIONS,
+};
 use irinorm::stream::{EngineOptions, OnError, OutputMode};
 use irinorm::{Grammar, RulesText, Settings, SettingsError};
 
@@ -67,6 +69,16 @@ pub(crate) enum OutputArg {
     Key,
     Tsv,
     Jsonl,
+    /// The record as read, with its key added (`--key-field`, `--key-name`).
+    Record,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LogArg {
+    /// `host ident user [date] "request" status bytes "referer" "agent"`.
+    Combined,
+    /// `host ident user [date] "request" status bytes`.
+    Common,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -142,10 +154,12 @@ pub(crate) struct SharedArgs {
     /// Read input paths from LIST, one per line, after the FILEs (`-`: standard input).
     #[arg(long, value_name = "LIST")]
     pub(crate) files_from: Option<PathBuf>,
-    /// What to write per record: the key alone, `input<TAB>key<TAB>error`, or JSON lines
-    /// (with file, line, error and warnings).
+    /// What to write per record: the key alone, `input<TAB>key<TAB>error`, JSON lines
+    /// (with file, line, error and warnings), or the record as read with its key added.
     #[arg(long, value_enum, default_value = "key")]
     pub(crate) output: OutputArg,
+    #[command(flatten)]
+    pub(crate) records: RecordArgs,
     /// In tsv output, start each row with the input's name and the line number.
     #[arg(long)]
     pub(crate) with_filename: bool,
@@ -208,6 +222,142 @@ pub(crate) struct SharedArgs {
     /// use this for files that may be.
     #[arg(long)]
     pub(crate) no_mmap: bool,
+}
+
+/// Records, not bare URLs: where each line's URL is, and where record output puts the key.
+#[derive(Args, Debug, Clone, Default)]
+pub(crate) struct RecordArgs {
+    /// The URL is this field of each line (1-based number, or a header row's column name),
+    /// fields separated by --delimiter (a tab by default; a comma with --csv).
+    #[arg(long, value_name = "N|NAME", help_heading = "Records")]
+    pub(crate) field: Option<String>,
+    /// The byte between fields (one ASCII character, or `tab`).
+    #[arg(long, value_name = "C", help_heading = "Records")]
+    pub(crate) delimiter: Option<String>,
+    /// The lines are CSV records (RFC 4180: quoted fields, doubled quotes); a field quoted
+    /// across a line feed is an invalid record.
+    #[arg(long, help_heading = "Records", conflicts_with_all = ["json_field", "cdx", "cdxj"])]
+    pub(crate) csv: bool,
+    /// The first line of each input is a header row (implied by a field given by name).
+    #[arg(long, help_heading = "Records")]
+    pub(crate) header: bool,
+    /// The lines are JSON objects; the URL is the string member at PATH (names joined by
+    /// dots for nested objects).
+    #[arg(long, value_name = "PATH", help_heading = "Records", conflicts_with_all = ["field", "cdx", "cdxj"])]
+    pub(crate) json_field: Option<String>,
+    /// The input is a CDX index: fields separated by spaces, the legend line ` CDX N b a …`
+    /// read where the file starts with one (else the 11-field layout); the URL is field `a`.
+    #[arg(long, help_heading = "Records", conflicts_with_all = ["field", "cdxj", "delimiter"])]
+    pub(crate) cdx: bool,
+    /// The input is a CDXJ index (`urlkey timestamp {json}`): the URL is the `url` member.
+    #[arg(long, help_heading = "Records", conflicts_with_all = ["field", "delimiter"])]
+    pub(crate) cdxj: bool,
+    /// The input is a web server's access log in this format (Apache and nginx); the URL is
+    /// the request's target (a relative reference: --base resolves it), or with
+    /// `--field referer` the referer (combined only).
+    #[arg(long, value_enum, value_name = "FORMAT", help_heading = "Records",
+          conflicts_with_all = ["csv", "json_field", "cdx", "cdxj", "delimiter", "header"])]
+    pub(crate) log: Option<LogArg>,
+    /// In record output, the key replaces this field (number, column name, CDX legend
+    /// letter, or JSON member path) instead of being appended.
+    #[arg(long, value_name = "N|NAME", help_heading = "Records")]
+    pub(crate) key_field: Option<String>,
+    /// In record output of JSON lines, the name of the member the key is added as
+    /// (default: key).
+    #[arg(
+        long,
+        value_name = "NAME",
+        help_heading = "Records",
+        conflicts_with = "key_field"
+    )]
+    pub(crate) key_name: Option<String>,
+    /// In record output, also write each record's error (`kind:column: message`; a JSON
+    /// `error` member), empty or null for a valid record.
+    #[arg(long, help_heading = "Records")]
+    pub(crate) error_field: bool,
+}
+
+impl RecordArgs {
+    /// The framing these options describe; `None` for lines of one URL each.
+    pub(crate) fn framing(&self) -> Result<Option<Framing>, String> {
+        let delimiter = match self.delimiter.as_deref() {
+            None => None,
+            Some("tab" | "\\t" | "\t") => Some(b'\t'),
+            Some(d) if d.len() == 1 && d.is_ascii() && d != "\n" && d != "\"" => {
+                Some(d.as_bytes()[0])
+            }
+            Some(d) => {
+                return Err(format!(
+                    "--delimiter takes one ASCII character (or tab), not {d:?}"
+                ))
+            }
+        };
+        let format = if let Some(log) = self.log {
+            let part = match self.field.as_deref() {
+                None | Some("request") => LogPart::Request,
+                Some("referer") if log == LogArg::Combined => LogPart::Referer,
+                Some("referer") => return Err("a common log has no referer: --log combined".into()),
+                Some(other) => {
+                    return Err(format!(
+                        "with --log, --field is request or referer, not {other:?}"
+                    ))
+                }
+            };
+            RecordFormat::Log(part)
+        } else if self.csv {
+            RecordFormat::Csv(delimiter.unwrap_or(b','))
+        } else if self.json_field.is_some() {
+            RecordFormat::JsonLines
+        } else if self.cdx {
+            RecordFormat::Cdx
+        } else if self.cdxj {
+            RecordFormat::Cdxj
+        } else if self.field.is_some() || delimiter.is_some() || self.header {
+            RecordFormat::Delimited(delimiter.unwrap_or(b'\t'))
+        } else {
+            if self.key_field.is_some() || self.key_name.is_some() || self.error_field {
+                return Err(
+                    "--key-field, --key-name and --error-field need a record format \
+                            (--field, --csv, --json-field, --cdx or --cdxj) and --output record"
+                        .into(),
+                );
+            }
+            return Ok(None);
+        };
+        let json = format == RecordFormat::JsonLines;
+        let url = match (&self.json_field, &self.field) {
+            _ if self.log.is_some() => None,
+            (Some(path), _) => Some(Field::Name(path.clone())),
+            (None, Some(f)) => Some(field(f, "--field")?),
+            (None, None) => None,
+        };
+        let key = match (&self.key_field, &self.key_name) {
+            (Some(f), _) if json => KeyPlacement::Replace(Field::Name(f.clone())),
+            (Some(f), _) => KeyPlacement::Replace(field(f, "--key-field")?),
+            (None, Some(name)) => KeyPlacement::Member(name.clone()),
+            (None, None) => KeyPlacement::Append,
+        };
+        let framing = Framing {
+            format,
+            url,
+            key,
+            header: self.header,
+            error_field: self.error_field,
+        };
+        framing.check()?;
+        Ok(Some(framing))
+    }
+}
+
+/// A field given on the command line: a 1-based number, or a name.
+fn field(text: &str, option: &str) -> Result<Field, String> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return match text.parse::<usize>() {
+            Ok(n) if n >= 1 => Ok(Field::Index(n - 1)),
+            _ => Err(format!("{option} counts fields from 1, not {text}")),
+        };
+    }
+    Ok(Field::Name(text.to_owned()))
 }
 
 impl SharedArgs {
@@ -406,7 +556,10 @@ pub(crate) fn key_settings(a: &KeyArgs, strict: bool) -> Result<Settings, String
 }
 
 /// The engine options for a run, which reads standard input if `stdin_is_input`.
-pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> EngineOptions {
+pub(crate) fn engine_options(
+    shared: &SharedArgs,
+    stdin_is_input: bool,
+) -> Result<EngineOptions, String> {
     // Someone typing at a terminal wants each key as soon as the line is entered; the
     // engine passes a line on as soon as a chunk is full, so make a chunk one byte.
     let interactive = stdin_is_input && io::stdin().is_terminal();
@@ -421,7 +574,9 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
             OutputArg::Key => OutputMode::Key,
             OutputArg::Tsv => OutputMode::Tsv,
             OutputArg::Jsonl => OutputMode::Jsonl,
+            OutputArg::Record => OutputMode::Record,
         })
+        .with_framing(shared.records.framing()?)
         .with_on_error(match shared.on_error {
             OnErrorArg::Mark => OnError::Mark,
             OnErrorArg::Skip => OnError::Skip,
@@ -447,7 +602,7 @@ pub(crate) fn engine_options(shared: &SharedArgs, stdin_is_input: bool) -> Engin
     // `--no-mmap`: an input file is not changed or truncated by another program while
     // irinorm reads it, or else `--no-mmap` is given. (A truncation is reported and ends the
     // run, `cli::sigbus`.)
-    unsafe { options.with_mmap(!shared.no_mmap) }
+    Ok(unsafe { options.with_mmap(!shared.no_mmap) })
 }
 
 #[cfg(test)]

@@ -189,7 +189,7 @@ pub(crate) fn run_lines(
     let paths = input_paths(shared)?;
     let inputs = open_inputs(&paths, shared.binary)?;
     let stdin_is_input = paths.iter().any(|p| p.path.as_os_str() == "-");
-    let options = engine_options(shared, stdin_is_input);
+    let options = engine_options(shared, stdin_is_input)?;
     if options.mmap() {
         super::sigbus::explain_truncated_inputs();
     }

@@ -34,7 +34,7 @@ pub(crate) fn migrate(a: &MigrateArgs) -> Result<ExitCode, String> {
     let inputs = open_inputs(&paths, shared.binary)?;
     let stdin_is_input = paths.iter().any(|p| p.path.as_os_str() == "-");
     let engine =
-        Engine::new(&op, engine_options(shared, stdin_is_input)).with_interrupt(catch_interrupt());
+        Engine::new(&op, engine_options(shared, stdin_is_input)?).with_interrupt(catch_interrupt());
     let mut sink = ReportSink::default();
     let stats = engine
         .run_inputs(inputs, &mut sink, &mut io::stderr())

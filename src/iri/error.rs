@@ -43,11 +43,15 @@ pub enum ErrorKind {
     /// (`to-uri --ascii-host`; RFC 3987 §3.1 says such an IRI cannot be resolved). The
     /// normalizer never fails for this: it keeps the host's syntax form and warns.
     Idna,
+    /// A record of a record format (`--csv`, `--json-field`, `--field`, CDX …) that is not
+    /// well formed, or lacks the URL's field: a quote never closed on its line, a JSON line
+    /// that does not parse, fewer fields than the one asked for.
+    Record,
 }
 
 impl ErrorKind {
     /// Every kind, in declaration order (for statistics tables).
-    pub const ALL: [ErrorKind; 11] = [
+    pub const ALL: [ErrorKind; 12] = [
         ErrorKind::Empty,
         ErrorKind::Utf8,
         ErrorKind::TooLong,
@@ -59,6 +63,7 @@ impl ErrorKind {
         ErrorKind::Syntax,
         ErrorKind::Relative,
         ErrorKind::Idna,
+        ErrorKind::Record,
     ];
 
     /// The stable name of the kind, as printed in diagnostics and JSON output.
@@ -75,6 +80,7 @@ impl ErrorKind {
             ErrorKind::Syntax => "syntax",
             ErrorKind::Relative => "relative",
             ErrorKind::Idna => "idna",
+            ErrorKind::Record => "record",
         }
     }
 
@@ -259,7 +265,8 @@ mod tests {
                 "bidi-format",
                 "syntax",
                 "relative",
-                "idna"
+                "idna",
+                "record"
             ]
         );
         for (i, k) in ErrorKind::ALL.iter().enumerate() {

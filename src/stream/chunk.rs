@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::iri::error::Error;
+use crate::stream::framing::Layout;
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::mapping::Mapping;
 use crate::stream::output::Stats;
@@ -61,6 +62,8 @@ pub(super) struct Chunk {
     pub(super) verbatim_runs: Vec<VerbatimRun>,
     /// The chunk's counts and diagnostics.
     pub(super) report: Report,
+    /// The fields of its input's records, where the run has a framing.
+    pub(super) layout: Layout,
 }
 
 impl Chunk {
@@ -76,6 +79,7 @@ impl Chunk {
             out: Vec::new(),
             verbatim_runs: Vec::new(),
             report: Report::default(),
+            layout: Layout::default(),
         }
     }
 

@@ -11,10 +11,11 @@ use crossbeam_channel::bounded;
 
 use crate::stream::chunk::Chunk;
 use crate::stream::error::RunError;
+use crate::stream::framing::Framing;
 use crate::stream::input::{Input, Source};
 use crate::stream::operation::Operation;
 use crate::stream::options::{chunks_in_flight, run_chunk_size, EngineOptions};
-use crate::stream::output::Stats;
+use crate::stream::output::{OutputMode, Stats};
 use crate::stream::progress::Progress;
 use crate::stream::reader::Reader;
 use crate::stream::worker::Worker;
@@ -52,7 +53,11 @@ pub struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     /// An engine that runs `op` with `options`.
-    pub fn new(op: &'a dyn Operation, options: EngineOptions) -> Self {
+    pub fn new(op: &'a dyn Operation, mut options: EngineOptions) -> Self {
+        if options.output == OutputMode::Record && options.framing.is_none() {
+            // Each line is a record of one field: the key goes after a tab.
+            options.framing = Some(Framing::lines());
+        }
         Engine {
             op,
             options,

@@ -94,6 +94,7 @@ mod chunk;
 mod dedup;
 mod engine;
 pub(crate) mod error;
+pub(crate) mod framing;
 mod hyperloglog;
 pub(crate) mod input;
 mod mapping;

@@ -3,6 +3,7 @@
 //! it keeps in flight ([`chunks_in_flight`]), which bound its memory.
 
 use crate::iri::repair::Repair;
+use crate::stream::framing::Framing;
 use crate::stream::output::{Format, OutputMode};
 
 /// The most bytes of chunk buffers (input and output) the engine aims to keep in flight, as
@@ -88,6 +89,13 @@ pub struct EngineOptions {
     /// input is read as lines whatever its bytes: a NUL is a character of a record, which
     /// makes that record invalid ([`crate::ErrorKind::Nul`]), never the input.
     pub refuse_containers: bool,
+    /// Records, not bare URLs: which field of each line is its URL, and where
+    /// [`OutputMode::Record`] puts the key (`--field`, `--csv`, `--json-field`, `--cdx`,
+    /// `--cdxj`, `--log`). `None`: each line is one URL. With a framing every record takes
+    /// the operation's full path (no runs of lines). Not yet part of the API: the command
+    /// line's, through `irinorm::internals`.
+    #[doc(hidden)]
+    pub framing: Option<Framing>,
     /// Whether regular files are read through a memory map (off by default; on only through
     /// the `unsafe` [`EngineOptions::with_mmap`], whose contract it needs; the command line
     /// turns it on unless `--no-mmap`).
@@ -111,6 +119,12 @@ setters!(EngineOptions {
 });
 
 impl EngineOptions {
+    /// These options with `framing` ([`EngineOptions::framing`]).
+    #[doc(hidden)]
+    pub fn with_framing(self, framing: Option<Framing>) -> Self {
+        EngineOptions { framing, ..self }
+    }
+
     /// These options with `mmap` set: with it, regular files are read through a memory
     /// map, and the engine cuts chunks out of the map instead of copying the file into
     /// buffers (compressed files, files of size 0 and other inputs are read either way).
@@ -170,6 +184,7 @@ impl Default for EngineOptions {
             null_terminated: false,
             unique_memory: usize::MAX,
             refuse_containers: false,
+            framing: None,
             mmap: false,
         }
     }
@@ -192,7 +207,7 @@ pub fn run_chunk_size(threads: usize, chunk_size: usize, output: OutputMode) -> 
 fn output_factor(output: OutputMode) -> usize {
     match output {
         OutputMode::Key => 1,
-        OutputMode::Tsv => 2,
+        OutputMode::Tsv | OutputMode::Record => 2,
         OutputMode::Jsonl => 4,
     }
 }

@@ -16,6 +16,7 @@ use crossbeam_channel::{Receiver, Sender};
 use crate::ladder::record::BOM;
 use crate::stream::chunk::{Chunk, ChunkKind, MappedLines, SKIP_READ, TOO_LONG_PREFIX};
 use crate::stream::error::RunError;
+use crate::stream::framing::{Framing, Layout};
 use crate::stream::input::{self, Source};
 use crate::stream::mapping::Mapping;
 use crate::stream::options::EngineOptions;
@@ -68,6 +69,10 @@ pub(super) struct Reader<'s> {
     seq: u64,
     /// Whether chunks are numbered here (see [`Chunk::first_line`]).
     count_lines: bool,
+    /// The records' framing, if any, and the layout of the current input's records (from
+    /// its header, read off its first chunk).
+    framing: Option<Framing>,
+    layout: Layout,
     /// Whether an input whose first block holds a NUL is refused.
     refuse_containers: bool,
     /// Whether regular files are mapped rather than read.
@@ -101,7 +106,9 @@ impl<'s> Reader<'s> {
             allocated: 0,
             spare: None,
             seq: 0,
-            count_lines: options.format().needs_lines(),
+            count_lines: options.format().needs_lines() || options.framing.is_some(),
+            framing: options.framing.clone(),
+            layout: Layout::default(),
             refuse_containers: options.refuse_containers,
             mmap: options.mmap,
             line: 1,
@@ -506,11 +513,34 @@ impl<'s> Reader<'s> {
     /// Numbers a chunk that holds `lines` line feeds (or one too-long line) and sends it to
     /// the workers.
     fn send(&mut self, mut chunk: Chunk, lines: u64) -> Result<(), Halt> {
+        if self.line == 1 {
+            self.layout = self.layout_of(&chunk)?;
+        }
+        chunk.layout = self.layout;
         chunk.seq = self.seq;
         chunk.first_line = self.count_lines.then_some(self.line);
         self.seq += 1;
         self.line += lines;
         self.work.send(chunk).map_err(|_| Halt::Stopped)
+    }
+}
+
+impl Reader<'_> {
+    /// The layout of the records of the input whose first chunk is `chunk`: from its first
+    /// line where the framing reads a header there. A name the header lacks stops the run.
+    fn layout_of(&self, chunk: &Chunk) -> Result<Layout, Halt> {
+        let Some(framing) = &self.framing else {
+            return Ok(Layout::default());
+        };
+        let lines = chunk.lines();
+        let first = &lines[..memchr::memchr(b'\n', lines).unwrap_or(lines.len())];
+        let first = first.strip_suffix(b"\r").unwrap_or(first);
+        let layout = if framing.reads_header() {
+            framing.layout(first)
+        } else {
+            framing.plain_layout()
+        };
+        layout.map_err(|message| Halt::Failed(io::Error::new(io::ErrorKind::InvalidData, message)))
     }
 }
 

@@ -234,6 +234,9 @@ fn format_record(
             )
             .into_bytes()
         }
+        // Without a framing, each line a record of one field: the key after a tab.
+        OutputMode::Record => [input, b"\t", result.unwrap_or("").as_bytes(), b"\n"].concat(),
+        _ => unreachable!("an output mode the reference does not know"),
     }
 }
 

@@ -23,6 +23,7 @@ mod migrate;
 mod no_record_lost;
 mod properties;
 mod protocol;
+mod records;
 mod rfc_vectors;
 mod security;
 mod surt;

@@ -48,6 +48,7 @@ pub use stats::Stats;
 
 /// The form of each output line (`--output`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum OutputMode {
     /// The key alone; an empty line for an invalid record.
     #[default]
@@ -56,6 +57,10 @@ pub enum OutputMode {
     Tsv,
     /// One JSON object per record: `line`, `input`, `key`, `error`.
     Jsonl,
+    /// The record as read with its key added where the framing says
+    /// ([`crate::stream::EngineOptions::framing`]; without one, each line is a record of one
+    /// field, and the key a second, tab-separated).
+    Record,
 }
 
 /// How records are written: the form, whether tsv rows start with the file name and line,
@@ -73,7 +78,7 @@ impl Format {
         match self.mode {
             OutputMode::Key => false,
             OutputMode::Tsv => self.with_filename,
-            OutputMode::Jsonl => true,
+            OutputMode::Jsonl | OutputMode::Record => true,
         }
     }
 }

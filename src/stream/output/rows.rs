@@ -90,7 +90,8 @@ impl RowWriter {
         let mode = self.format.mode;
         let with_filename = self.format.with_filename;
         self.head.start(|head| match mode {
-            OutputMode::Key => {}
+            // Record output is written by the framing (`Framing::write_record`).
+            OutputMode::Key | OutputMode::Record => {}
             OutputMode::Tsv if !with_filename => {}
             OutputMode::Tsv => {
                 push_tsv_field(head, name.as_bytes());
@@ -107,7 +108,7 @@ impl RowWriter {
     /// Appends one output record to `out`.
     pub(crate) fn write(&mut self, out: &mut Vec<u8>, row: Row<'_>) {
         match self.format.mode {
-            OutputMode::Key => {
+            OutputMode::Key | OutputMode::Record => {
                 if let Ok(key) = row.result {
                     out.extend_from_slice(key.as_bytes());
                 }
@@ -125,7 +126,7 @@ impl RowWriter {
     pub(crate) fn write_passed(&mut self, out: &mut Vec<u8>, line: u64, record: &str) {
         let r = record.as_bytes();
         match self.format.mode {
-            OutputMode::Key => out.extend_from_slice(r),
+            OutputMode::Key | OutputMode::Record => out.extend_from_slice(r),
             OutputMode::Tsv => {
                 if self.format.with_filename {
                     out.extend_from_slice(self.head.of(line));
@@ -161,7 +162,7 @@ impl RowWriter {
     ) {
         let (r, k) = (record.as_bytes(), key.as_bytes());
         match self.format.mode {
-            OutputMode::Key => out.extend_from_slice(k),
+            OutputMode::Key | OutputMode::Record => out.extend_from_slice(k),
             OutputMode::Tsv => {
                 debug_assert!(tsv_next(r).is_none() && tsv_next(k).is_none());
                 let head: &[u8] = if self.format.with_filename {

@@ -9,6 +9,7 @@ use crate::ladder::normalizer::KeyRun;
 use crate::ladder::record::Notes;
 use crate::stream::chunk::{Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX};
 use crate::stream::dedup;
+use crate::stream::framing::{Framing, Layout};
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::options::{EngineOptions, OnError};
 use crate::stream::output::{OutputMode, Row, RowWriter};
@@ -198,16 +199,29 @@ impl<'c> Emitter<'c> {
     /// ([`dedup::keep_first`]); with `stats` alone, the key goes into the chunk's sketch.
     #[inline]
     pub(super) fn valid(&mut self, record: Row<'_>, changed: bool) {
-        let start = self.out.len();
         let key = record.result.unwrap_or_default();
-        let line = record.line;
+        self.valid_written(record.line, key, changed, |rows, out| {
+            rows.write(out, record)
+        });
+    }
+
+    /// [`Emitter::valid`] for a record of `line` with `key` that `write` formats.
+    #[inline]
+    fn valid_written(
+        &mut self,
+        line: u64,
+        key: &str,
+        changed: bool,
+        write: impl FnOnce(&mut RowWriter, &mut Vec<u8>),
+    ) {
+        let start = self.out.len();
         self.tally(Tally {
             records: 1,
             written: 1,
             changed: u64::from(changed),
             ..Tally::default()
         });
-        self.rows.write(self.out, record);
+        write(self.rows, self.out);
         if self.options.unique {
             self.report.spans.push(Span {
                 start,
@@ -248,6 +262,18 @@ impl<'c> Emitter<'c> {
 
     /// Counts an invalid record, and formats it unless it is skipped (or stops the run).
     pub(super) fn invalid(&mut self, line: u64, raw: &[u8], error: Error) {
+        self.invalid_marked(line, error, |rows, out, error| {
+            mark(rows, out, line, raw, error)
+        });
+    }
+
+    /// [`Emitter::invalid`], with `mark` formatting the record where it is written.
+    fn invalid_marked(
+        &mut self,
+        line: u64,
+        error: Error,
+        mark: impl FnOnce(&mut RowWriter, &mut Vec<u8>, &Error),
+    ) {
         self.tally(Tally {
             records: 1,
             invalid: Some(error.kind),
@@ -260,7 +286,7 @@ impl<'c> Emitter<'c> {
             }
             // With `unique` the output is the distinct keys: an invalid record has none, so
             // it is left out (still counted and diagnosed).
-            OnError::Mark if !self.options.unique => self.mark(line, raw, &error),
+            OnError::Mark if !self.options.unique => mark(self.rows, self.out, &error),
             OnError::Mark | OnError::Skip => {}
         }
         if self.report.diagnostics.len() < self.options.max_diagnostics {
@@ -268,22 +294,90 @@ impl<'c> Emitter<'c> {
         }
     }
 
-    /// The row of an invalid record ([`OnError::Mark`]).
-    fn mark(&mut self, line: u64, raw: &[u8], error: &Error) {
-        let input = if error.kind == ErrorKind::TooLong {
-            &raw[..raw.len().min(TOO_LONG_PREFIX)]
-        } else {
-            raw
-        };
-        let record = Row {
-            line,
-            input,
-            result: Err(error),
-            warnings: &[] as &[Warning],
-            passed: false,
-        };
-        self.rows.write(self.out, record);
+    /// The header line of an input of records: in record output, written with the columns
+    /// the output adds; in the others, not a record, and not written.
+    pub(super) fn header(&mut self, framing: &Framing, layout: &Layout, first: &[u8]) {
+        if self.options.output == OutputMode::Record {
+            framing.write_header(layout, first, self.out);
+            self.out.push(self.terminator());
+        }
     }
+
+    /// A record of a record format, keyed from the URL `url` (or its error): in record
+    /// output the record written back with its key ([`Framing::write_record`]), in the
+    /// others the row of its URL. Returns whether it was valid.
+    pub(super) fn framed(
+        &mut self,
+        line: u64,
+        url: &[u8],
+        framed: Framed<'_>,
+        result: Result<&str, Error>,
+        notes: &Notes,
+    ) -> bool {
+        if self.options.output != OutputMode::Record {
+            return self.record(line, url, result, notes);
+        }
+        self.tally(Tally {
+            notes: Some(notes),
+            ..Tally::default()
+        });
+        let terminator = self.terminator();
+        let Framed {
+            framing,
+            layout,
+            record,
+            scratch,
+        } = framed;
+        match result {
+            Ok(key) => {
+                let changed = key.as_bytes() != url;
+                self.valid_written(line, key, changed, |_, out| {
+                    framing.write_record(layout, record, Some(key), None, out, scratch);
+                    out.push(terminator);
+                });
+                true
+            }
+            Err(error) => {
+                self.invalid_marked(line, error, |_, out, error| {
+                    framing.write_record(layout, record, None, Some(error), out, scratch);
+                    out.push(terminator);
+                });
+                false
+            }
+        }
+    }
+
+    /// The byte that ends an output record.
+    fn terminator(&self) -> u8 {
+        self.options.format().terminator
+    }
+}
+
+/// A record of a record format, with what writing it back needs.
+pub(super) struct Framed<'f> {
+    pub(super) framing: &'f Framing,
+    pub(super) layout: &'f Layout,
+    /// The record as read.
+    pub(super) record: &'f [u8],
+    /// Scratch space for the framing.
+    pub(super) scratch: &'f mut Vec<u8>,
+}
+
+/// The row of an invalid record ([`OnError::Mark`]).
+fn mark(rows: &mut RowWriter, out: &mut Vec<u8>, line: u64, raw: &[u8], error: &Error) {
+    let input = if error.kind == ErrorKind::TooLong {
+        &raw[..raw.len().min(TOO_LONG_PREFIX)]
+    } else {
+        raw
+    };
+    let record = Row {
+        line,
+        input,
+        result: Err(error),
+        warnings: &[] as &[Warning],
+        passed: false,
+    };
+    rows.write(out, record);
 }
 
 /// Puts `key` into `report`'s sketch of distinct keys.

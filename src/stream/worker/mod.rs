@@ -21,12 +21,13 @@ use crate::ladder::record::without_cr;
 use crate::ladder::record::{Notes, RawLine};
 use crate::ladder::Normalizer;
 use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
+use crate::stream::framing::{Framing, Layout};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
 use crate::stream::output::RowWriter;
 
 use backoff::Backoff;
-use emit::Emitter;
+use emit::{Emitter, Framed};
 use pass::Pass;
 use runs::Runs;
 
@@ -56,6 +57,12 @@ struct Scratch {
     refused_by_key_lines: bool,
     /// The key of a line in a run of rows ([`Normalizer::own_keys_each`]).
     run_key: Vec<u8>,
+    /// The layout of the chunk's records, where the run has a framing.
+    layout: Layout,
+    /// A record's URL where its format quoted or escaped it.
+    field: Vec<u8>,
+    /// The framing's scratch space while a record is written back.
+    framing_scratch: Vec<u8>,
 }
 
 impl Scratch {
@@ -67,6 +74,9 @@ impl Scratch {
             backoff: Backoff::default(),
             refused_by_key_lines: false,
             run_key: Vec::new(),
+            layout: Layout::default(),
+            field: Vec::new(),
+            framing_scratch: Vec::new(),
         }
     }
 }
@@ -118,6 +128,7 @@ impl<'a> Worker<'a> {
             out,
             verbatim_runs,
             report,
+            layout,
             ..
         } = chunk;
         let data = lines_of(&data[..*len], *kind, mapped);
@@ -133,9 +144,13 @@ impl<'a> Worker<'a> {
             lines.populate();
         }
         let mut pass = Pass::new(data, line);
+        scratch.layout = *layout;
         match self.ladder {
-            Some(ladder) => self.lines(ladder, &mut pass, &mut emit, scratch),
-            None => self.records(&mut pass, &mut emit, scratch),
+            // Records of a format: each takes the full path ([`Worker::framed_record`]).
+            Some(ladder) if self.options.framing.is_none() => {
+                self.lines(ladder, &mut pass, &mut emit, scratch)
+            }
+            _ => self.records(&mut pass, &mut emit, scratch),
         }
         emit.flush_run();
     }
@@ -273,6 +288,9 @@ impl<'a> Worker<'a> {
             emit.invalid(line, raw, too_long());
             return false;
         }
+        if let Some(framing) = &self.options.framing {
+            return self.framed_record(framing, line, raw, emit, scratch);
+        }
         let Scratch { notes, key, .. } = scratch;
         key.clear();
         let record = RawLine {
@@ -292,6 +310,64 @@ impl<'a> Worker<'a> {
             }
         };
         let ok = emit.record(line, raw, result.map(|()| key.as_str()), notes);
+        notes.clear();
+        ok
+    }
+}
+
+impl Worker<'_> {
+    /// Handles one record of a record format: its header line, or its URL located, keyed
+    /// and emitted with the record. Returns whether it was valid.
+    fn framed_record(
+        &self,
+        framing: &Framing,
+        line: u64,
+        raw: &[u8],
+        emit: &mut Emitter<'_>,
+        scratch: &mut Scratch,
+    ) -> bool {
+        let Scratch {
+            notes,
+            key,
+            layout,
+            field,
+            framing_scratch,
+            ..
+        } = scratch;
+        if line == 1 && layout.header {
+            emit.header(framing, layout, raw);
+            return true;
+        }
+        key.clear();
+        let located = framing.locate(layout, raw, field);
+        let result = located.as_ref().map_err(Clone::clone).and_then(|at| {
+            let url = at.url(raw, field);
+            let record = RawLine {
+                bytes: url,
+                text: std::str::from_utf8(url).ok(),
+                repair: self.options.repair(),
+            };
+            let keyed = match self.ladder {
+                Some(ladder) => ladder.normalize_raw_into(record, key, notes, false),
+                None => self.op.apply_raw(record, key, notes),
+            };
+            keyed.map_err(|e| {
+                let e = error::with_nul_first(url, e);
+                let column = at.record_column(raw, e.column, e.kind);
+                Error { column, ..e }
+            })
+        });
+        let url = match &located {
+            Ok(at) => at.url(raw, field),
+            Err(_) => raw,
+        };
+        let framed = Framed {
+            framing,
+            layout,
+            record: raw,
+            scratch: framing_scratch,
+        };
+        let ok = emit.framed(line, url, framed, result.map(|()| key.as_str()), notes);
         notes.clear();
         ok
     }
