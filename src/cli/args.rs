@@ -278,6 +278,34 @@ pub(crate) struct RecordArgs {
 }
 
 impl RecordArgs {
+    /// Whether any of these options is given.
+    pub(crate) fn is_set(&self) -> bool {
+        let RecordArgs {
+            field,
+            delimiter,
+            csv,
+            header,
+            json_field,
+            cdx,
+            cdxj,
+            log,
+            key_field,
+            key_name,
+            error_field,
+        } = self;
+        field.is_some()
+            || delimiter.is_some()
+            || *csv
+            || *header
+            || json_field.is_some()
+            || *cdx
+            || *cdxj
+            || log.is_some()
+            || key_field.is_some()
+            || key_name.is_some()
+            || *error_field
+    }
+
     /// The framing these options describe; `None` for lines of one URL each.
     pub(crate) fn framing(&self) -> Result<Option<Framing>, String> {
         let delimiter = match self.delimiter.as_deref() {

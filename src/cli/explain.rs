@@ -26,7 +26,7 @@ use super::lines::{catch_interrupt, input_paths, open_inputs, INTERRUPTED};
 /// one JSON object each with `--output jsonl`). The records are the engine's
 /// (decompressed, BOM dropped, `--max-line-bytes` applied).
 pub(crate) fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<ExitCode, String> {
-    if shared.output == OutputArg::Tsv {
+    if matches!(shared.output, OutputArg::Tsv | OutputArg::Record) {
         return Err("--explain writes text blocks, or JSON lines with --output jsonl".into());
     }
     // Switches of the engine's runs that --explain cannot honour are refused, not ignored.
@@ -35,6 +35,10 @@ pub(crate) fn explain(normalizer: &Normalizer, shared: &SharedArgs) -> Result<Ex
         (shared.wants_stats(), "--stats"),
         (shared.with_filename, "--with-filename"),
         (shared.on_error != OnErrorArg::Mark, "--on-error"),
+        (
+            shared.records.is_set(),
+            "a record format (--field, --csv, --json-field, --cdx, --cdxj, --log)",
+        ),
     ];
     if let Some((_, name)) = unsupported.iter().find(|(given, _)| *given) {
         return Err(format!("{name} does not apply to --explain"));

@@ -378,6 +378,11 @@ fn compressed_records_and_bad_options() {
             &["--output", "record", "--key-field", "2"],
             "need a record format",
         ),
+        (&["--explain", "--csv"], "does not apply to --explain"),
+        (
+            &["--explain", "--output", "record"],
+            "--explain writes text blocks",
+        ),
     ] {
         let mut all = vec!["normalize"];
         all.extend_from_slice(args);

@@ -3,6 +3,7 @@
 //! its line (RFC 4180 §2 allows a line break inside quotes; records here are lines) is a
 //! malformed record.
 
+use std::cell::RefCell;
 use std::ops::Range;
 
 use csv_core::{ReadFieldResult, Reader, ReaderBuilder};
@@ -10,8 +11,27 @@ use csv_core::{ReadFieldResult, Reader, ReaderBuilder};
 use super::{malformed, text, Located};
 use crate::iri::error::Error;
 
-/// A reader of one record with this delimiter.
-fn reader(delimiter: u8) -> Reader {
+thread_local! {
+    /// This thread's reader and its delimiter: building one builds its automaton (about
+    /// as much work as reading a few hundred records), so it is built once and reset.
+    static READER: RefCell<Option<(u8, Reader)>> = const { RefCell::new(None) };
+}
+
+/// Runs `read` with this thread's reader for `delimiter`, reset.
+fn with_reader<T>(delimiter: u8, read: impl FnOnce(&mut Reader) -> T) -> T {
+    READER.with(|cell| {
+        let mut slot = cell.borrow_mut();
+        let (d, rdr) = slot.get_or_insert_with(|| (delimiter, build(delimiter)));
+        if *d != delimiter {
+            (*d, *rdr) = (delimiter, build(delimiter));
+        }
+        rdr.reset();
+        read(rdr)
+    })
+}
+
+/// A reader of records with this delimiter.
+fn build(delimiter: u8) -> Reader {
     ReaderBuilder::new().delimiter(delimiter).build()
 }
 
@@ -22,9 +42,18 @@ fn read(
     record: &[u8],
     delimiter: u8,
     buf: &mut Vec<u8>,
+    each: impl FnMut(Range<usize>, &[u8]) -> bool,
+) -> Result<(), Error> {
+    with_reader(delimiter, |rdr| read_with(rdr, record, buf, each))
+}
+
+/// [`read`] with `rdr`.
+fn read_with(
+    rdr: &mut Reader,
+    record: &[u8],
+    buf: &mut Vec<u8>,
     mut each: impl FnMut(Range<usize>, &[u8]) -> bool,
 ) -> Result<(), Error> {
-    let mut rdr = reader(delimiter);
     // A decoded field is never longer than the record.
     buf.clear();
     buf.resize(record.len() + 1, 0);

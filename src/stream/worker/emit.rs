@@ -347,6 +347,25 @@ impl<'c> Emitter<'c> {
         }
     }
 
+    /// [`Emitter::framed`] for a record whose URL `url` is its own key, with no notes.
+    pub(super) fn framed_own_key(&mut self, line: u64, url: &str, framed: Framed<'_>) {
+        if self.options.output != OutputMode::Record {
+            let row = Row::valid(line, url.as_bytes(), url, &[], false);
+            return self.valid(row, false);
+        }
+        let terminator = self.terminator();
+        let Framed {
+            framing,
+            layout,
+            record,
+            scratch,
+        } = framed;
+        self.valid_written(line, url, false, |_, out| {
+            framing.write_record(layout, record, Some(url), None, out, scratch);
+            out.push(terminator);
+        });
+    }
+
     /// The byte that ends an output record.
     fn terminator(&self) -> u8 {
         self.options.format().terminator

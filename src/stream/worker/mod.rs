@@ -289,7 +289,7 @@ impl<'a> Worker<'a> {
             return false;
         }
         if let Some(framing) = &self.options.framing {
-            return self.framed_record(framing, line, raw, emit, scratch);
+            return self.framed_record(framing, line, raw, text, emit, scratch);
         }
         let Scratch { notes, key, .. } = scratch;
         key.clear();
@@ -323,6 +323,7 @@ impl Worker<'_> {
         framing: &Framing,
         line: u64,
         raw: &[u8],
+        text: Option<&str>,
         emit: &mut Emitter<'_>,
         scratch: &mut Scratch,
     ) -> bool {
@@ -340,18 +341,36 @@ impl Worker<'_> {
         }
         key.clear();
         let located = framing.locate(layout, raw, field);
+        if let (Ok(at), Some(ladder), Some(t)) = (&located, self.ladder, text) {
+            // A URL that is its own key, told by the fast path alone.
+            let url = t
+                .get(at.field.clone())
+                .filter(|u| !at.decoded && !u.is_empty());
+            if let Some(url) = url.filter(|u| ladder.canonical_line(u) == Some(u.len())) {
+                let framed = Framed {
+                    framing,
+                    layout,
+                    record: raw,
+                    scratch: framing_scratch,
+                };
+                emit.framed_own_key(line, url, framed);
+                return true;
+            }
+        }
         let result = located.as_ref().map_err(Clone::clone).and_then(|at| {
             let url = at.url(raw, field);
+            // The field of a record known as text is text (cut at ASCII bytes).
+            let url_text = match text {
+                Some(t) if !at.decoded => t.get(at.field.clone()),
+                _ => std::str::from_utf8(url).ok(),
+            };
             let record = RawLine {
                 bytes: url,
-                text: std::str::from_utf8(url).ok(),
+                text: url_text,
                 repair: self.options.repair(),
             };
-            let keyed = match self.ladder {
-                Some(ladder) => ladder.normalize_raw_into(record, key, notes, false),
-                None => self.op.apply_raw(record, key, notes),
-            };
-            keyed.map_err(|e| {
+            // The operation's one entry: the ladder asks its fast path first.
+            self.op.apply_raw(record, key, notes).map_err(|e| {
                 let e = error::with_nul_first(url, e);
                 let column = at.record_column(raw, e.column, e.kind);
                 Error { column, ..e }
