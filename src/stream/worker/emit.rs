@@ -322,25 +322,17 @@ impl<'c> Emitter<'c> {
             ..Tally::default()
         });
         let terminator = self.terminator();
-        let Framed {
-            framing,
-            layout,
-            record,
-            scratch,
-        } = framed;
         match result {
             Ok(key) => {
                 let changed = key.as_bytes() != url;
                 self.valid_written(line, key, changed, |_, out| {
-                    framing.write_record(layout, record, Some(key), None, out, scratch);
-                    out.push(terminator);
+                    framed.write(Some(key), None, terminator, out);
                 });
                 true
             }
             Err(error) => {
                 self.invalid_marked(line, error, |_, out, error| {
-                    framing.write_record(layout, record, None, Some(error), out, scratch);
-                    out.push(terminator);
+                    framed.write(None, Some(error), terminator, out);
                 });
                 false
             }
@@ -354,21 +346,29 @@ impl<'c> Emitter<'c> {
             return self.valid(row, false);
         }
         let terminator = self.terminator();
-        let Framed {
-            framing,
-            layout,
-            record,
-            scratch,
-        } = framed;
         self.valid_written(line, url, false, |_, out| {
-            framing.write_record(layout, record, Some(url), None, out, scratch);
-            out.push(terminator);
+            framed.write(Some(url), None, terminator, out);
         });
     }
 
     /// The byte that ends an output record.
     fn terminator(&self) -> u8 {
         self.options.format().terminator
+    }
+}
+
+impl Framed<'_> {
+    /// Writes the record back with its key or error ([`Framing::write_record`]), then
+    /// `terminator`.
+    fn write(self, key: Option<&str>, error: Option<&Error>, terminator: u8, out: &mut Vec<u8>) {
+        let Framed {
+            framing,
+            layout,
+            record,
+            scratch,
+        } = self;
+        framing.write_record(layout, record, key, error, out, scratch);
+        out.push(terminator);
     }
 }
 
