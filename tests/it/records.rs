@@ -391,3 +391,71 @@ fn compressed_records_and_bad_options() {
         assert!(stderr(&o).contains(says), "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn runs_of_records_write_what_records_one_by_one_write() {
+    // Canonical URLs (which runs of records take, many in a row) among non-canonical ones,
+    // CRLF lines, a line past --max-line-bytes, quoted CSV fields, a last line without a
+    // line feed. `--stats` keys each record on its own (runs are off where keys are
+    // tracked): the output must be the same.
+    let mut urls: Vec<String> = (0..300)
+        .map(|i| format!("http://a{i}.example/p/{i}?q={i}"))
+        .collect();
+    urls.extend(self::urls().into_iter().take(100));
+    urls.swap(10, 350);
+    let long = format!("http://long.example/{}", "x".repeat(300));
+    let cases: [(&[&str], String); 3] = [
+        (&["--field", "url"], {
+            let mut f = String::from("id\turl\n");
+            for (i, u) in urls.iter().enumerate() {
+                let end = if i % 37 == 5 { "\r\n" } else { "\n" };
+                f.push_str(&format!("{i}\t{u}{end}"));
+            }
+            f + &format!("x\t{long}\nlast\thttp://last.example/")
+        }),
+        (&["--csv", "--field", "2"], {
+            let mut f = String::new();
+            for (i, u) in urls.iter().enumerate() {
+                let u = if i % 11 == 3 {
+                    format!("\"{u}\"")
+                } else {
+                    u.clone()
+                };
+                f.push_str(&format!("{i},{u},z\n"));
+            }
+            f
+        }),
+        (&["--cdx"], {
+            let mut f = String::new();
+            for (i, u) in urls.iter().enumerate() {
+                f.push_str(&format!("k{i} 2020 {u} text/html 200\n"));
+            }
+            f
+        }),
+    ];
+    for (options, file) in &cases {
+        for output in ["key", "record"] {
+            let mut args = options.to_vec();
+            args.extend_from_slice(&[
+                "--output",
+                output,
+                "--max-line-bytes",
+                "200",
+                "-j",
+                "2",
+                "--chunk-size",
+                "1000",
+            ]);
+            let runs = keyed(&args, file);
+            args.push("--stats");
+            let one_by_one = keyed(&args, file);
+            assert_eq!(runs, one_by_one, "{options:?} --output {output}");
+            // A line per record; the header row only in record output.
+            let header = options.get(1) == Some(&"url") && output == "key";
+            assert_eq!(
+                runs.lines().count(),
+                file.lines().count() - usize::from(header)
+            );
+        }
+    }
+}

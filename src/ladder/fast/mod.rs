@@ -86,6 +86,7 @@
 
 mod authority;
 mod blocks;
+mod fields;
 mod lines;
 mod prefetch;
 #[cfg(any(test, not(target_arch = "x86_64")))]
@@ -478,6 +479,31 @@ impl FastPath {
     #[cfg(test)]
     pub(crate) fn accepts_lines(&self, rest: &str, max_line: usize) -> (usize, u64) {
         self.take_lines_ending::<false>(rest, max_line, |_, shape, _| shape.is_own_key())
+    }
+
+    /// [`FastPath::accepts`] asked about one field of each line, for as many lines in a row
+    /// as pass and are taken by `take`: lines of at most `max_line` bytes that a line feed
+    /// alone ends, whose field `field` finds (a range of the line, without its line feed)
+    /// is its own key. `take` gets each such line and its field, in order, until it says
+    /// `false`. Returns the bytes of the lines taken (line feeds included) and their
+    /// number. One loop, in the backend, for the whole run.
+    pub(crate) fn take_fields(
+        &self,
+        rest: &str,
+        max_line: usize,
+        field: impl FnMut(&[u8]) -> Option<std::ops::Range<usize>>,
+        take: impl FnMut(&str, &str) -> bool,
+    ) -> (usize, u64) {
+        if !self.enabled {
+            return (0, 0);
+        }
+        self.backend.run(fields::Fields {
+            fast: self,
+            rest,
+            max_line,
+            field,
+            take,
+        })
     }
 
     /// [`FastPath::accepts_line`] for as many lines as pass in a row and are taken by

@@ -81,6 +81,26 @@ impl Normalizer {
         self.options.compat.is_none()
     }
 
+    /// [`Normalizer::canonical_lines`] for records whose URL is one field of their line:
+    /// `field` finds it in a line (a range of the line, without its line feed), and `take`
+    /// gets each line whose field is its own key, with that field, until it says `false`.
+    /// Returns the bytes (line feeds included) and the lines taken: lines that a line feed
+    /// alone ends. Nothing where keys are rewritten after the scheme rung (protocol rules,
+    /// SURTs, a compatibility profile): there every record takes the full path.
+    #[inline]
+    pub fn canonical_fields(
+        &self,
+        rest: &str,
+        max_line: usize,
+        field: impl FnMut(&[u8]) -> Option<std::ops::Range<usize>>,
+        take: impl FnMut(&str, &str) -> bool,
+    ) -> (usize, u64) {
+        if self.rewrites() {
+            return (0, 0);
+        }
+        self.fast.take_fields(rest, max_line, field, take)
+    }
+
     /// The length of the raw record at the start of `rest` (text up to a line feed, which
     /// more lines may follow) when it already is its own key and the fast path sees it: one
     /// pass, no parsing (SPEC §8); under protocol rules, a record that the rules' sieve shows

@@ -16,6 +16,17 @@ pub(super) fn fields(record: &[u8], delimiter: u8) -> impl Iterator<Item = Range
     })
 }
 
+/// The span of field `index` of `record`, found with one `memchr` a delimiter.
+#[inline]
+pub(super) fn nth(record: &[u8], delimiter: u8, index: usize) -> Option<Range<usize>> {
+    let mut start = 0;
+    for _ in 0..index {
+        start += memchr::memchr(delimiter, &record[start..])? + 1;
+    }
+    let end = memchr::memchr(delimiter, &record[start..]).map_or(record.len(), |i| start + i);
+    Some(start..end)
+}
+
 /// The field `index` of `record`: the URL, as it is.
 pub(super) fn locate(record: &[u8], delimiter: u8, index: usize) -> Result<Located, Error> {
     match fields(record, delimiter).nth(index) {

@@ -285,6 +285,22 @@ impl Framing {
         }
     }
 
+    /// Where the URL of the line `record` is when it is the field as written, found
+    /// cheaply, for runs of records ([`crate::ladder::Normalizer::canonical_fields`]);
+    /// `None` where that takes the full look of [`Framing::locate`] (a quoted CSV line, JSON,
+    /// a log line, a header) or the record lacks the field.
+    #[inline]
+    pub(crate) fn plain_field(&self, layout: &Layout, record: &[u8]) -> Option<Range<usize>> {
+        match self.format {
+            RecordFormat::Delimited(d) => delimited::nth(record, d, layout.url),
+            RecordFormat::Cdx => delimited::nth(record, b' ', layout.url),
+            RecordFormat::Csv(d) if memchr::memchr(b'"', record).is_none() => {
+                delimited::nth(record, d, layout.url)
+            }
+            _ => None,
+        }
+    }
+
     /// The member path of the URL of a JSON record.
     fn json_url(&self) -> &str {
         match &self.url {

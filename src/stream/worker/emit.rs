@@ -351,8 +351,13 @@ impl<'c> Emitter<'c> {
         });
     }
 
+    /// Whether records are written back whole (record output).
+    pub(super) fn writes_records(&self) -> bool {
+        self.options.output == OutputMode::Record
+    }
+
     /// The byte that ends an output record.
-    fn terminator(&self) -> u8 {
+    pub(super) fn terminator(&self) -> u8 {
         self.options.format().terminator
     }
 }

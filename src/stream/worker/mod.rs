@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::iri::error::{self, Error, ErrorKind};
-use crate::ladder::normalizer::NextLine;
+use crate::ladder::normalizer::{KeyRun, NextLine};
 use crate::ladder::record::without_cr;
 use crate::ladder::record::{Notes, RawLine};
 use crate::ladder::Normalizer;
@@ -24,7 +24,7 @@ use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
 use crate::stream::framing::{Framing, Layout};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
-use crate::stream::output::RowWriter;
+use crate::stream::output::{OutputMode, RowWriter};
 
 use backoff::Backoff;
 use emit::{Emitter, Framed};
@@ -63,6 +63,9 @@ struct Scratch {
     field: Vec<u8>,
     /// The framing's scratch space while a record is written back.
     framing_scratch: Vec<u8>,
+    /// The runs of records refused the record at hand (its URL is not its own key as the
+    /// fast path sees it): it is not asked again.
+    field_run_refused: bool,
 }
 
 impl Scratch {
@@ -77,6 +80,7 @@ impl Scratch {
             layout: Layout::default(),
             field: Vec::new(),
             framing_scratch: Vec::new(),
+            field_run_refused: false,
         }
     }
 }
@@ -158,11 +162,75 @@ impl<'a> Worker<'a> {
     /// Goes through a chunk of lines one record at a time, until its end or a record that
     /// stops the run ([`OnError::Fail`]).
     fn records(&self, pass: &mut Pass<'_>, emit: &mut Emitter<'_>, scratch: &mut Scratch) {
+        let runs = self.framed_runs(emit);
         while !pass.done() {
             pass.validate_to_start();
+            scratch.field_run_refused = false;
+            if let (Some((ladder, framing)), Some(text)) = (runs, pass.text) {
+                if scratch.backoff.tries() && !(pass.line == 1 && scratch.layout.header) {
+                    let max_line = self.options.max_line_bytes;
+                    if Self::field_run(ladder, framing, text, max_line, pass, emit, scratch) {
+                        scratch.backoff.taken();
+                        continue;
+                    }
+                    scratch.backoff.refused();
+                    scratch.field_run_refused = true;
+                }
+            }
             if !self.record_at(pass.line_end(), pass, emit, scratch) {
                 return;
             }
+        }
+    }
+
+    /// The ladder and the framing where records go through runs of records whose URLs are
+    /// their own keys ([`Normalizer::canonical_fields`]): key and record output, keys not
+    /// tracked (their rows are written in bulk).
+    fn framed_runs(&self, emit: &Emitter<'_>) -> Option<(&Normalizer, &Framing)> {
+        let framing = self.options.framing.as_ref()?;
+        let plain_output = matches!(self.options.output, OutputMode::Key | OutputMode::Record);
+        (plain_output && !emit.tracks_keys()).then_some((self.ladder?, framing))
+    }
+
+    /// Writes the run of records at `start` whose URLs are their own keys, and moves past
+    /// it. Returns whether it took a record.
+    fn field_run(
+        ladder: &Normalizer,
+        framing: &Framing,
+        text: &str,
+        max_line: usize,
+        pass: &mut Pass<'_>,
+        emit: &mut Emitter<'_>,
+        scratch: &mut Scratch,
+    ) -> bool {
+        // Slicing `text` after a line feed is always on a char boundary.
+        let rest = &text[pass.start..];
+        let (layout, spare) = (&scratch.layout, &mut scratch.framing_scratch);
+        let record_output = emit.writes_records();
+        let terminator = emit.terminator();
+        let run = emit.key_run(rest, |out| {
+            let field = |line: &[u8]| framing.plain_field(layout, line);
+            let (bytes, lines) = ladder.canonical_fields(rest, max_line, field, |line, url| {
+                if record_output {
+                    framing.write_record(layout, line.as_bytes(), Some(url), None, out, spare);
+                } else {
+                    out.extend_from_slice(url.as_bytes());
+                }
+                out.push(terminator);
+                true
+            });
+            KeyRun {
+                bytes,
+                lines,
+                changed: 0,
+            }
+        });
+        match run {
+            Some(run) => {
+                pass.advance(run.bytes, run.lines);
+                true
+            }
+            None => false,
         }
     }
 
@@ -333,6 +401,7 @@ impl Worker<'_> {
             layout,
             field,
             framing_scratch,
+            field_run_refused,
             ..
         } = scratch;
         if line == 1 && layout.header {
@@ -341,7 +410,9 @@ impl Worker<'_> {
         }
         key.clear();
         let located = framing.locate(layout, raw, field);
-        if let (Ok(at), Some(ladder), Some(t)) = (&located, self.ladder, text) {
+        // Not asked again where the runs of records refused the record.
+        let asked = *field_run_refused;
+        if let (Ok(at), Some(ladder), Some(t), false) = (&located, self.ladder, text, asked) {
             // A URL that is its own key, told by the fast path alone.
             let url = t
                 .get(at.field.clone())
