@@ -88,13 +88,17 @@ impl Normalizer {
     /// alone ends. Nothing where keys are rewritten after the scheme rung (protocol rules,
     /// SURTs, a compatibility profile): there every record takes the full path.
     #[inline]
-    pub fn canonical_fields(
+    pub fn canonical_fields<F, T>(
         &self,
         rest: &str,
         max_line: usize,
-        field: impl FnMut(&[u8]) -> Option<std::ops::Range<usize>>,
-        take: impl FnMut(&str, &str) -> bool,
-    ) -> (usize, u64) {
+        field: F,
+        take: T,
+    ) -> (usize, u64)
+    where
+        F: FnMut(&[u8]) -> Option<std::ops::Range<usize>>,
+        T: FnMut(&str, &str) -> bool,
+    {
         if self.rewrites() {
             return (0, 0);
         }
