@@ -112,6 +112,19 @@ fn formats() -> Vec<Format> {
             },
             malformed: r#"10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET /x"#,
         },
+        Format {
+            // A proxy's log: request targets in absolute form.
+            name: "common-log",
+            options: vec!["--log", "common"],
+            header: None,
+            record: |i, u| {
+                format!(
+                    r#"10.0.0.{} - bob [10/Oct/2000:13:55:36 -0700] "GET {u} HTTP/1.1" 200 {i}"#,
+                    i % 250
+                )
+            },
+            malformed: r#"10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] "GET" 400 0"#,
+        },
     ]
 }
 
