@@ -306,12 +306,31 @@ impl RecordArgs {
             || *error_field
     }
 
-    /// The framing these options describe; `None` for lines of one URL each.
-    pub(crate) fn framing(&self) -> Result<Option<Framing>, String> {
+    /// The framing these options describe (`record_output`: for `--output record`); `None`
+    /// for lines of one URL each. Options that would be ignored are refused.
+    pub(crate) fn framing(&self, record_output: bool) -> Result<Option<Framing>, String> {
+        let placing = self.key_field.is_some() || self.key_name.is_some() || self.error_field;
+        if placing && !record_output {
+            return Err(
+                "--key-field, --key-name and --error-field place the key in record \
+                        output: add --output record"
+                    .into(),
+            );
+        }
+        if self.header && (self.json_field.is_some() || self.cdx || self.cdxj) {
+            return Err(
+                "--header is for --field and --csv (a CDX legend line is found by \
+                        itself)"
+                    .into(),
+            );
+        }
+        if self.delimiter.is_some() && (self.json_field.is_some() || self.cdxj) {
+            return Err("--delimiter is for --field and --csv".into());
+        }
         let delimiter = match self.delimiter.as_deref() {
             None => None,
             Some("tab" | "\\t" | "\t") => Some(b'\t'),
-            Some(d) if d.len() == 1 && d.is_ascii() && d != "\n" && d != "\"" => {
+            Some(d) if d.len() == 1 && d.is_ascii() && !matches!(d, "\n" | "\r" | "\"") => {
                 Some(d.as_bytes()[0])
             }
             Some(d) => {
@@ -352,6 +371,17 @@ impl RecordArgs {
             }
             return Ok(None);
         };
+        if let (true, RecordFormat::Delimited(d)) = (record_output, format) {
+            if d != b'\t' {
+                // A key may hold any printable ASCII character; tabs and spaces never.
+                return Err(format!(
+                    "--output record of text delimited by {:?} could split a key that holds \
+                     it: use --csv --delimiter {:?} (quoted fields), or tabs",
+                    char::from(d),
+                    char::from(d)
+                ));
+            }
+        }
         let json = format == RecordFormat::JsonLines;
         let url = match (&self.json_field, &self.field) {
             _ if self.log.is_some() => None,
@@ -604,7 +634,7 @@ pub(crate) fn engine_options(
             OutputArg::Jsonl => OutputMode::Jsonl,
             OutputArg::Record => OutputMode::Record,
         })
-        .with_framing(shared.records.framing()?)
+        .with_framing(shared.records.framing(shared.output == OutputArg::Record)?)
         .with_on_error(match shared.on_error {
             OnErrorArg::Mark => OnError::Mark,
             OnErrorArg::Skip => OnError::Skip,

@@ -91,9 +91,9 @@ pub struct EngineOptions {
     pub refuse_containers: bool,
     /// Records, not bare URLs: which field of each line is its URL, and where
     /// [`OutputMode::Record`] puts the key (`--field`, `--csv`, `--json-field`, `--cdx`,
-    /// `--cdxj`, `--log`). `None`: each line is one URL. With a framing every record takes
-    /// the operation's full path (no runs of lines). Not yet part of the API: the command
-    /// line's, through `irinorm::internals`.
+    /// `--cdxj`, `--log`). `None`: each line is one URL. With a framing the records go
+    /// through runs of records whose URLs are their own keys, or one at a time. Not yet part
+    /// of the API: the command line's, through `irinorm::internals`.
     #[doc(hidden)]
     pub framing: Option<Framing>,
     /// Whether regular files are read through a memory map (off by default; on only through

@@ -231,12 +231,13 @@ fn record_output_gives_the_input_back_without_the_key() {
         assert_eq!(ins.len(), outs.len(), "{}", f.name);
         for (n, (input, output)) in ins.iter().zip(&outs).enumerate() {
             let header = n == 0 && f.header.is_some();
-            if f.name == "jsonl" && !input.ends_with('}') {
+            let json = f.name == "jsonl" || f.name == "cdxj";
+            if json && !input.ends_with('}') {
                 // A line that is not an object is written as it is.
                 assert_eq!(output, input);
                 continue;
             }
-            let rest = if f.name == "jsonl" {
+            let rest = if json {
                 // The key is the object's last member.
                 let cut = output.rfind(r#","key":"#).expect("a key member");
                 assert!(output.ends_with('}'));
@@ -266,8 +267,9 @@ fn record_output_gives_the_input_back_without_the_key() {
                     k.clone()
                 },
             );
-            if f.name == "jsonl" {
-                let v: serde_json::Value = serde_json::from_str(output).unwrap();
+            if f.name == "jsonl" || f.name == "cdxj" {
+                let block = &output[output.find('{').unwrap()..];
+                let v: serde_json::Value = serde_json::from_str(block).unwrap();
                 let key = v["key"].as_str().unwrap_or("");
                 assert_eq!(key, k, "{} record {i}", f.name);
             } else if f.name == "csv" {
@@ -384,7 +386,23 @@ fn compressed_records_and_bad_options() {
     assert_eq!(stdout(&o), "http://x.example/\n");
     for (args, says) in [
         (&["--field", "0"][..], "counts fields from 1"),
-        (&["--key-name", "k", "--csv"], "needs --json-field"),
+        (
+            &["--key-name", "k", "--csv", "--output", "record"],
+            "needs --json-field",
+        ),
+        (
+            &["--key-name", "k", "--json-field", "u"],
+            "add --output record",
+        ),
+        (&["--header", "--cdx"], "--header is for --field and --csv"),
+        (
+            &["--field", "2", "--delimiter", ",", "--output", "record"],
+            "use --csv --delimiter",
+        ),
+        (
+            &["--field", "2", "--delimiter", "\r"],
+            "one ASCII character",
+        ),
         (&["--log", "common", "--field", "referer"], "no referer"),
         (&["--delimiter", "ab"], "one ASCII character"),
         (

@@ -30,9 +30,13 @@ fn with_reader<T>(delimiter: u8, read: impl FnOnce(&mut Reader) -> T) -> T {
     })
 }
 
-/// A reader of records with this delimiter.
+/// A reader of records with this delimiter. Records are lines (without their line feed):
+/// a carriage return inside one is data, not the end of the record.
 fn build(delimiter: u8) -> Reader {
-    ReaderBuilder::new().delimiter(delimiter).build()
+    ReaderBuilder::new()
+        .delimiter(delimiter)
+        .terminator(csv_core::Terminator::Any(b'\n'))
+        .build()
 }
 
 /// Reads the fields of `record` one by one, decoding each into `buf` (resized to hold any
@@ -115,7 +119,9 @@ fn check_quotes(record: &[u8], span: Range<usize>) -> Result<(), Error> {
     ))
 }
 
-/// The field `index` of `record`, decoded into `scratch` where it is quoted.
+/// The field `index` of `record`, decoded into `scratch` where it is quoted. The whole
+/// record is read first, so that a quote left open after the URL's field makes the record
+/// invalid too; a quoted field is then read again up to the URL, decoded.
 pub(super) fn locate(
     record: &[u8],
     delimiter: u8,
@@ -124,21 +130,31 @@ pub(super) fn locate(
 ) -> Result<Located, Error> {
     let mut k = 0;
     let mut found = None;
-    read(record, delimiter, scratch, |span, decoded| {
+    read(record, delimiter, scratch, |span, _| {
         if k == index {
-            let decoded = (record.get(span.start) == Some(&b'"')).then_some(decoded.len());
-            found = Some((span, decoded));
-            return false;
+            found = Some(span);
         }
         k += 1;
         true
     })?;
-    let (field, decoded) =
+    let field =
         found.ok_or_else(|| malformed(record, record.len(), "the record has no such field"))?;
-    scratch.truncate(decoded.unwrap_or(0));
+    let quoted = record.get(field.start) == Some(&b'"');
+    if quoted {
+        let mut k = 0;
+        let mut len = 0;
+        read(record, delimiter, scratch, |_, decoded| {
+            len = decoded.len();
+            k += 1;
+            k <= index
+        })?;
+        scratch.truncate(len);
+    } else {
+        scratch.clear();
+    }
     Ok(Located {
         field,
-        decoded: decoded.is_some(),
+        decoded: quoted,
     })
 }
 

@@ -145,15 +145,68 @@ pub(super) fn locate(
             decoded: false,
         });
     }
-    // Escapes: decoded (they were checked when the line was parsed).
-    let text = std::str::from_utf8(raw).unwrap_or_default();
-    let decoded: String = serde_json::from_str(text)
-        .map_err(|_| malformed(record, span.start, "the member is not a JSON string"))?;
-    scratch.extend_from_slice(decoded.as_bytes());
+    // Escapes: decoded into the scratch buffer.
+    unescape(&record[inner], scratch)
+        .ok_or_else(|| malformed(record, span.start, "the member is not a JSON string"))?;
     Ok(Located {
         field: span,
         decoded: true,
     })
+}
+
+/// Appends the JSON string body `body` (between its quotes) to `out` with its escapes
+/// decoded (RFC 8259 §7); `None` for an escape that is not one, or a UTF-16 surrogate
+/// without its pair.
+fn unescape(body: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    let mut i = 0;
+    while i < body.len() {
+        let Some(k) = memchr::memchr(b'\\', &body[i..]) else {
+            out.extend_from_slice(&body[i..]);
+            return Some(());
+        };
+        out.extend_from_slice(&body[i..i + k]);
+        i += k + 1;
+        let simple = match *body.get(i)? {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let (c, used) = code_point(&body[i + 1..])?;
+                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                i += 1 + used;
+                continue;
+            }
+            _ => return None,
+        };
+        out.push(simple);
+        i += 1;
+    }
+    Some(())
+}
+
+/// The code point of a `\u` escape whose four hex digits start `at` (with the low half of a
+/// surrogate pair after a high one), and how many bytes it took.
+fn code_point(at: &[u8]) -> Option<(char, usize)> {
+    let hex4 = |b: &[u8]| -> Option<u32> {
+        let digits = std::str::from_utf8(b.get(..4)?).ok()?;
+        u32::from_str_radix(digits, 16).ok()
+    };
+    let first = hex4(at)?;
+    if !(0xD800..0xDC00).contains(&first) {
+        return Some((char::from_u32(first)?, 4));
+    }
+    // A high surrogate: `\uDC00`–`\uDFFF` must follow.
+    let low = hex4(at.get(6..)?).filter(|_| at.get(4..6) == Some(&b"\\u"[..]))?;
+    if !(0xDC00..0xE000).contains(&low) {
+        return None;
+    }
+    let c = 0x10000 + ((first - 0xD800) << 10) + (low - 0xDC00);
+    Some((char::from_u32(c)?, 10))
 }
 
 /// Writes `record` with its key (`null` for an invalid record): in place of the value at

@@ -29,6 +29,8 @@ use crate::iri::error::{Error, ErrorKind};
 /// The format of the records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordFormat {
+    /// Each line is one URL (record output of bare lines: the key after a tab).
+    Line,
     /// Fields separated by one byte, no quoting (TSV with a tab).
     Delimited(u8),
     /// RFC 4180 CSV with this delimiter: fields may be quoted, a quote inside doubled.
@@ -107,7 +109,8 @@ pub(crate) struct Layout {
 /// Where a record's URL is.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Located {
-    /// The URL's field as written in the record (its quotes included).
+    /// The URL's field as written in the record: with its quotes where it is decoded,
+    /// else exactly the URL's bytes.
     pub(crate) field: Range<usize>,
     /// The URL: `record[field]` as it is, or, where the format quoted or escaped it, the
     /// scratch buffer.
@@ -165,7 +168,7 @@ impl Framing {
     /// Lines of one field each, the key appended after a tab: record output of bare URLs.
     pub fn lines() -> Framing {
         Framing {
-            format: RecordFormat::Delimited(b'\t'),
+            format: RecordFormat::Line,
             url: None,
             key: KeyPlacement::Append,
             header: false,
@@ -273,6 +276,10 @@ impl Framing {
     ) -> Result<Located, Error> {
         scratch.clear();
         match self.format {
+            RecordFormat::Line => Ok(Located {
+                field: 0..record.len(),
+                decoded: false,
+            }),
             RecordFormat::Delimited(d) => delimited::locate(record, d, layout.url),
             RecordFormat::Cdx => delimited::locate(record, b' ', layout.url),
             RecordFormat::Csv(d) => csv::locate(record, d, layout.url, scratch),
@@ -288,17 +295,27 @@ impl Framing {
     /// Where the URL of the line `record` is when it is the field as written, found
     /// cheaply, for runs of records ([`crate::ladder::Normalizer::canonical_fields`]);
     /// `None` where that takes the full look of [`Framing::locate`] (a quoted CSV line, JSON,
-    /// a log line, a header) or the record lacks the field.
+    /// a log line) or the record lacks the field.
     #[inline]
     pub(crate) fn plain_field(&self, layout: &Layout, record: &[u8]) -> Option<Range<usize>> {
         match self.format {
+            RecordFormat::Line => Some(0..record.len()),
             RecordFormat::Delimited(d) => delimited::nth(record, d, layout.url),
             RecordFormat::Cdx => delimited::nth(record, b' ', layout.url),
+            // Without quotes a CSV line is split as delimited text is.
             RecordFormat::Csv(d) if memchr::memchr(b'"', record).is_none() => {
                 delimited::nth(record, d, layout.url)
             }
             _ => None,
         }
+    }
+
+    /// Whether [`Framing::plain_field`] may find a URL: runs of records are tried only then.
+    pub(crate) fn has_plain_fields(&self) -> bool {
+        !matches!(
+            self.format,
+            RecordFormat::JsonLines | RecordFormat::Cdxj | RecordFormat::Log(_)
+        )
     }
 
     /// The member path of the URL of a JSON record.
@@ -330,6 +347,7 @@ impl Framing {
     /// The byte between fields, for the formats whose added fields go at the end of the line.
     fn delimiter(&self) -> Option<u8> {
         match self.format {
+            RecordFormat::Line => Some(b'\t'),
             RecordFormat::Delimited(d) | RecordFormat::Csv(d) => Some(d),
             RecordFormat::Cdx | RecordFormat::Cdxj | RecordFormat::Log(_) => Some(b' '),
             RecordFormat::JsonLines => None,
@@ -351,6 +369,12 @@ impl Framing {
         if self.format == RecordFormat::JsonLines {
             return json::write_record(record, self, key, error, out);
         }
+        if self.format == RecordFormat::Cdxj && !matches!(self.key, KeyPlacement::Replace(_)) {
+            // A member of the record's JSON block, which stays the line's last field.
+            let block = cdxj_block(record).unwrap_or(record.len());
+            out.extend_from_slice(&record[..block]);
+            return json::write_record(&record[block..], self, key, error, out);
+        }
         let d = self.delimiter().unwrap_or(b'\t');
         let replaced = layout.key.and_then(|i| self.field_span(record, i, scratch));
         match replaced {
@@ -368,8 +392,7 @@ impl Framing {
         if self.error_field {
             out.push(d);
             if let Some(e) = error {
-                let text = format!("{}:{}: {}", e.kind.name(), e.column, e.message);
-                self.push_field(&text, out);
+                self.push_error(e, out);
             }
         }
     }
@@ -380,7 +403,38 @@ impl Framing {
             RecordFormat::Delimited(d) => delimited::fields(record, d).nth(i),
             RecordFormat::Cdx | RecordFormat::Cdxj => delimited::fields(record, b' ').nth(i),
             RecordFormat::Csv(d) => csv::span_of(record, d, i, scratch),
-            RecordFormat::JsonLines | RecordFormat::Log(_) => None,
+            RecordFormat::Line | RecordFormat::JsonLines | RecordFormat::Log(_) => None,
+        }
+    }
+
+    /// Writes the error field: `kind:column: message` (CSV-quoted where the message needs
+    /// it), or `kind:column` where fields are separated by spaces (CDX, CDXJ, logs), which
+    /// a message holds.
+    fn push_error(&self, e: &Error, out: &mut Vec<u8>) {
+        let spaced = self.delimiter() == Some(b' ');
+        let message = e.message.as_bytes();
+        // Kind names and digits need no quotes; a message may.
+        let quote = match self.format {
+            RecordFormat::Csv(d) => message.iter().any(|&b| b == d || b == b'"'),
+            _ => false,
+        };
+        if quote {
+            out.push(b'"');
+        }
+        out.extend_from_slice(e.kind.name().as_bytes());
+        out.push(b':');
+        crate::ladder::json::push_decimal(out, e.column as u64);
+        if !spaced {
+            out.extend_from_slice(b": ");
+            for &b in message {
+                if quote && b == b'"' {
+                    out.push(b'"');
+                }
+                out.push(b);
+            }
+        }
+        if quote {
+            out.push(b'"');
         }
     }
 

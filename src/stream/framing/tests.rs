@@ -72,6 +72,13 @@ fn csv_fields_are_unquoted_and_unterminated_quotes_are_errors() {
         Err((ErrorKind::Record, 3))
     );
     assert_eq!(url_of(&f, b"", b"a"), Err((ErrorKind::Record, 2)));
+    // A carriage return inside a record is data; a quote left open after the URL too is
+    // a malformed record.
+    assert_eq!(url_of(&f, b"", b"x\ry,http://a/,z").unwrap(), "http://a/");
+    assert_eq!(
+        url_of(&f, b"", b"a,http://a/,\"z"),
+        Err((ErrorKind::Record, 13))
+    );
     let named = framing(RecordFormat::Csv(b';'), Some(Field::Name("the url".into())));
     assert_eq!(
         url_of(&named, b"id;\"the url\"", b"1;http://z/").unwrap(),
@@ -94,6 +101,14 @@ fn json_members_by_path_with_escapes() {
         )
         .unwrap(),
         "http://x/é"
+    );
+    assert_eq!(
+        url_of(&f, b"", br#"{"a":{"url":"x\ud83d\ude00\n"}}"#).unwrap(),
+        "x\u{1F600}\n"
+    );
+    assert_eq!(
+        url_of(&f, b"", br#"{"a":{"url":"x\ud83d"}}"#).map_err(|e| e.0),
+        Err(ErrorKind::Record)
     );
     // An escaped member name is the same name.
     assert_eq!(url_of(&f, b"", br#"{"\u0061":{"url":"u"}}"#).unwrap(), "u");
@@ -180,6 +195,11 @@ fn keys_are_appended_or_replace_a_field() {
     assert_eq!(
         written(&cdx, b"", b"old 2020 http://a/", Some("new")),
         "new 2020 http://a/"
+    );
+    let cdxj = framing(RecordFormat::Cdxj, None);
+    assert_eq!(
+        written(&cdxj, b"", br#"a)/ 2020 {"url": "u"}"#, Some("k")),
+        r#"a)/ 2020 {"url": "u","key":"k"}"#
     );
     let mut j = framing(RecordFormat::JsonLines, Some(Field::Name("u".into())));
     assert_eq!(

@@ -135,9 +135,11 @@ impl<'c> Emitter<'c> {
     }
 
     /// The keys `write` appends to the output for a run of whole lines of `rest` (each key
-    /// and a line feed, [`crate::ladder::Normalizer::own_key_lines`]), after what the output
+    /// and a line feed, [`crate::ladder::Normalizer::own_key_lines`]; or, for runs of
+    /// records, each key or record and the output's terminator), after what the output
     /// holds. Returns what the run took, or `None` (and nothing written) where it took no
-    /// whole line.
+    /// whole line. (Keys are sketched from the output's lines: runs of records are not
+    /// taken where keys are tracked.)
     pub(super) fn key_run(
         &mut self,
         rest: &str,

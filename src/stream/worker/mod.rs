@@ -63,8 +63,8 @@ struct Scratch {
     field: Vec<u8>,
     /// The framing's scratch space while a record is written back.
     framing_scratch: Vec<u8>,
-    /// The runs of records refused the record at hand (its URL is not its own key as the
-    /// fast path sees it): it is not asked again.
+    /// The runs of records stopped at the record at hand (its URL is not its own key, or
+    /// its line is not one they take): the fast path is not asked about it again.
     field_run_refused: bool,
 }
 
@@ -140,17 +140,18 @@ impl<'a> Worker<'a> {
         let file = self.names.get(*input).map_or("", String::as_str);
         rows.start_input(*input, file);
         let mut emit = Emitter::new(out, verbatim_runs, report, rows, &self.options);
+        scratch.layout = *layout;
         if *kind == ChunkKind::TooLong {
-            emit.invalid(line, data, too_long());
+            // Only the line's first bytes were kept.
+            self.too_long(line, data, &mut emit, scratch);
             return;
         }
         if let Some(lines) = mapped.as_ref().filter(|_| *kind == ChunkKind::Lines) {
             lines.populate();
         }
         let mut pass = Pass::new(data, line);
-        scratch.layout = *layout;
         match self.ladder {
-            // Records of a format: each takes the full path ([`Worker::framed_record`]).
+            // Records of a format: runs of records, or one at a time ([`Worker::records`]).
             Some(ladder) if self.options.framing.is_none() => {
                 self.lines(ladder, &mut pass, &mut emit, scratch)
             }
@@ -187,7 +188,11 @@ impl<'a> Worker<'a> {
     /// their own keys ([`Normalizer::canonical_fields`]): key and record output, keys not
     /// tracked (their rows are written in bulk).
     fn framed_runs(&self, emit: &Emitter<'_>) -> Option<(&Normalizer, &Framing)> {
-        let framing = self.options.framing.as_ref()?;
+        let framing = self
+            .options
+            .framing
+            .as_ref()
+            .filter(|f| f.has_plain_fields())?;
         let plain_output = matches!(self.options.output, OutputMode::Key | OutputMode::Record);
         (plain_output && !emit.tracks_keys()).then_some((self.ladder?, framing))
     }
@@ -353,7 +358,7 @@ impl<'a> Worker<'a> {
         scratch: &mut Scratch,
     ) -> bool {
         if raw.len() > self.options.max_line_bytes {
-            emit.invalid(line, raw, too_long());
+            self.too_long(line, raw, emit, scratch);
             return false;
         }
         if let Some(framing) = &self.options.framing {
@@ -384,6 +389,24 @@ impl<'a> Worker<'a> {
 }
 
 impl Worker<'_> {
+    /// A line longer than `--max-line-bytes` (`raw`: the line, or its first bytes): an
+    /// invalid record; in record output the record (as much of it as was kept) with an
+    /// empty key and its error, as any invalid record.
+    fn too_long(&self, line: u64, raw: &[u8], emit: &mut Emitter<'_>, scratch: &mut Scratch) {
+        match &self.options.framing {
+            Some(framing) if emit.writes_records() => {
+                let framed = Framed {
+                    framing,
+                    layout: &scratch.layout,
+                    record: raw,
+                    scratch: &mut scratch.framing_scratch,
+                };
+                emit.framed(line, raw, framed, Err(too_long()), &scratch.notes);
+            }
+            _ => emit.invalid(line, raw, too_long()),
+        }
+    }
+
     /// Handles one record of a record format: its header line, or its URL located, keyed
     /// and emitted with the record. Returns whether it was valid.
     fn framed_record(
