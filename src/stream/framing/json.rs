@@ -212,15 +212,23 @@ fn code_point(at: &[u8]) -> Option<(char, usize)> {
 /// Writes `record` with its key (`null` for an invalid record): in place of the value at
 /// the path [`KeyPlacement::Replace`] names, or as a new member (`key`, or the name of
 /// [`KeyPlacement::Member`]) at the end of the object; then the `error` member where asked.
-/// A line that is not a JSON object is written as it is.
+/// A line that is not a JSON object is written as it is. `located`: the record is known to
+/// be one object (its URL was located), so it is not parsed again.
 pub(super) fn write_record(
     record: &[u8],
     framing: &Framing,
     key: Option<&str>,
     error: Option<&Error>,
+    located: bool,
     out: &mut Vec<u8>,
 ) {
-    let Some(close) = object_end(record) else {
+    // A record whose URL was located parsed as one object already.
+    let close = if located {
+        record.iter().rposition(|&b| b == b'}')
+    } else {
+        object_end(record)
+    };
+    let Some(close) = close else {
         out.extend_from_slice(record);
         return;
     };

@@ -95,6 +95,16 @@ const KEY_NAME: &str = "key";
 /// The name of the error's column and member.
 const ERROR_NAME: &str = "error";
 
+/// What [`Framing::write_record`] adds to a record: its key (`None` for an invalid record),
+/// its error, and whether its URL was located (the record then was read as its format: a
+/// JSON line is known to be one object, not parsed again).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Keyed<'a> {
+    pub(crate) key: Option<&'a str>,
+    pub(crate) error: Option<&'a Error>,
+    pub(crate) located: bool,
+}
+
 /// The fields of an input as its header says, or as the format has them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Layout {
@@ -361,19 +371,23 @@ impl Framing {
         &self,
         layout: &Layout,
         record: &[u8],
-        key: Option<&str>,
-        error: Option<&Error>,
+        keyed: Keyed<'_>,
         out: &mut Vec<u8>,
         scratch: &mut Vec<u8>,
     ) {
+        let Keyed {
+            key,
+            error,
+            located,
+        } = keyed;
         if self.format == RecordFormat::JsonLines {
-            return json::write_record(record, self, key, error, out);
+            return json::write_record(record, self, key, error, located, out);
         }
         if self.format == RecordFormat::Cdxj && !matches!(self.key, KeyPlacement::Replace(_)) {
             // A member of the record's JSON block, which stays the line's last field.
             let block = cdxj_block(record).unwrap_or(record.len());
             out.extend_from_slice(&record[..block]);
-            return json::write_record(&record[block..], self, key, error, out);
+            return json::write_record(&record[block..], self, key, error, located, out);
         }
         let d = self.delimiter().unwrap_or(b'\t');
         let replaced = layout.key.and_then(|i| self.field_span(record, i, scratch));

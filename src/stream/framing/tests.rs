@@ -27,7 +27,12 @@ fn url_of(f: &Framing, first: &[u8], record: &[u8]) -> Result<String, (ErrorKind
 fn written(f: &Framing, first: &[u8], record: &[u8], key: Option<&str>) -> String {
     let layout = f.layout(first).expect("a layout");
     let mut out = Vec::new();
-    f.write_record(&layout, record, key, None, &mut out, &mut Vec::new());
+    let keyed = Keyed {
+        key,
+        error: None,
+        located: false,
+    };
+    f.write_record(&layout, record, keyed, &mut out, &mut Vec::new());
     String::from_utf8(out).unwrap()
 }
 
@@ -216,18 +221,23 @@ fn keys_are_appended_or_replace_a_field() {
     j.error_field = true;
     let mut out = Vec::new();
     let e = Error::new(ErrorKind::Syntax, 3, "bad");
+    // An object whose URL was located is not parsed again: the same bytes.
+    let keyed = Keyed {
+        key: None,
+        error: Some(&e),
+        located: true,
+    };
     j.write_record(
         &Layout::default(),
-        br#"{"u":"x"}"#,
-        None,
-        Some(&e),
+        br#"{"u":"x"} "#,
+        keyed,
         &mut out,
         &mut Vec::new(),
     );
     let got = String::from_utf8(out).unwrap();
     assert_eq!(
         got,
-        r#"{"u":"x","m":null,"error":{"kind":"syntax","column":3,"message":"bad"}}"#
+        r#"{"u":"x","m":null,"error":{"kind":"syntax","column":3,"message":"bad"}} "#
     );
     // A line that is not an object is written as it is.
     assert_eq!(written(&j, b"", b"nope", Some("k")), "nope");

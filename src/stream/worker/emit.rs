@@ -9,7 +9,7 @@ use crate::ladder::normalizer::KeyRun;
 use crate::ladder::record::Notes;
 use crate::stream::chunk::{Diagnostic, Report, Span, VerbatimRun, TOO_LONG_PREFIX};
 use crate::stream::dedup;
-use crate::stream::framing::{Framing, Layout};
+use crate::stream::framing::{Framing, Keyed, Layout};
 use crate::stream::hyperloglog::HyperLogLog;
 use crate::stream::options::{EngineOptions, OnError};
 use crate::stream::output::{OutputMode, Row, RowWriter};
@@ -341,7 +341,8 @@ impl<'c> Emitter<'c> {
         }
     }
 
-    /// [`Emitter::framed`] for a record whose URL `url` is its own key, with no notes.
+    /// [`Emitter::framed`] for a record whose URL `url` is its own key, with no notes: no
+    /// key to compare with the URL, no repairs or warnings to count.
     pub(super) fn framed_own_key(&mut self, line: u64, url: &str, framed: Framed<'_>) {
         if self.options.output != OutputMode::Record {
             let row = Row::valid(line, url.as_bytes(), url, &[], false);
@@ -372,9 +373,15 @@ impl Framed<'_> {
             framing,
             layout,
             record,
+            located,
             scratch,
         } = self;
-        framing.write_record(layout, record, key, error, out, scratch);
+        let keyed = Keyed {
+            key,
+            error,
+            located,
+        };
+        framing.write_record(layout, record, keyed, out, scratch);
         out.push(terminator);
     }
 }
@@ -385,6 +392,8 @@ pub(super) struct Framed<'f> {
     pub(super) layout: &'f Layout,
     /// The record as read.
     pub(super) record: &'f [u8],
+    /// Its URL was located ([`Keyed::located`]).
+    pub(super) located: bool,
     /// Scratch space for the framing.
     pub(super) scratch: &'f mut Vec<u8>,
 }

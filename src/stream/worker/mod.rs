@@ -21,7 +21,7 @@ use crate::ladder::record::without_cr;
 use crate::ladder::record::{Notes, RawLine};
 use crate::ladder::Normalizer;
 use crate::stream::chunk::{lines_of, Chunk, ChunkKind};
-use crate::stream::framing::{Framing, Layout};
+use crate::stream::framing::{Framing, Keyed, Layout};
 use crate::stream::operation::Operation;
 use crate::stream::options::{EngineOptions, OnError};
 use crate::stream::output::{OutputMode, RowWriter};
@@ -217,7 +217,12 @@ impl<'a> Worker<'a> {
             let field = |line: &[u8]| framing.plain_field(layout, line);
             let (bytes, lines) = ladder.canonical_fields(rest, max_line, field, |line, url| {
                 if record_output {
-                    framing.write_record(layout, line.as_bytes(), Some(url), None, out, spare);
+                    let keyed = Keyed {
+                        key: Some(url),
+                        error: None,
+                        located: true,
+                    };
+                    framing.write_record(layout, line.as_bytes(), keyed, out, spare);
                 } else {
                     out.extend_from_slice(url.as_bytes());
                 }
@@ -399,6 +404,7 @@ impl Worker<'_> {
                     framing,
                     layout: &scratch.layout,
                     record: raw,
+                    located: false,
                     scratch: &mut scratch.framing_scratch,
                 };
                 emit.framed(line, raw, framed, Err(too_long()), &scratch.notes);
@@ -433,24 +439,7 @@ impl Worker<'_> {
         }
         key.clear();
         let located = framing.locate(layout, raw, field);
-        // Not asked again where the runs of records refused the record.
-        let asked = *field_run_refused;
-        if let (Ok(at), Some(ladder), Some(t), false) = (&located, self.ladder, text, asked) {
-            // A URL that is its own key, told by the fast path alone.
-            let url = t
-                .get(at.field.clone())
-                .filter(|u| !at.decoded && !u.is_empty());
-            if let Some(url) = url.filter(|u| ladder.canonical_line(u) == Some(u.len())) {
-                let framed = Framed {
-                    framing,
-                    layout,
-                    record: raw,
-                    scratch: framing_scratch,
-                };
-                emit.framed_own_key(line, url, framed);
-                return true;
-            }
-        }
+        // `Ok(Some(url))`: the URL is its own key; `Ok(None)`: the key is in `key`.
         let result = located.as_ref().map_err(Clone::clone).and_then(|at| {
             let url = at.url(raw, field);
             // The field of a record known as text is text (cut at ASCII bytes).
@@ -458,17 +447,14 @@ impl Worker<'_> {
                 Some(t) if !at.decoded => t.get(at.field.clone()),
                 _ => std::str::from_utf8(url).ok(),
             };
-            let record = RawLine {
-                bytes: url,
-                text: url_text,
-                repair: self.options.repair(),
-            };
-            // The operation's one entry: the ladder asks its fast path first.
-            self.op.apply_raw(record, key, notes).map_err(|e| {
-                let e = error::with_nul_first(url, e);
-                let column = at.record_column(raw, e.column, e.kind);
-                Error { column, ..e }
-            })
+            // Where the runs of records looked at the URL already, not again.
+            let ask_fast = !*field_run_refused;
+            self.key_url(url, url_text, ask_fast, key, notes)
+                .map_err(|e| {
+                    let e = error::with_nul_first(url, e);
+                    let column = at.record_column(raw, e.column, e.kind);
+                    Error { column, ..e }
+                })
         });
         let url = match &located {
             Ok(at) => at.url(raw, field),
@@ -478,11 +464,48 @@ impl Worker<'_> {
             framing,
             layout,
             record: raw,
+            located: located.is_ok(),
             scratch: framing_scratch,
         };
-        let ok = emit.framed(line, url, framed, result.map(|()| key.as_str()), notes);
+        let ok = match result {
+            Ok(Some(own)) => {
+                emit.framed_own_key(line, own, framed);
+                true
+            }
+            keyed => emit.framed(line, url, framed, keyed.map(|_| key.as_str()), notes),
+        };
         notes.clear();
         ok
+    }
+
+    /// The key of a record's URL `url` (`text` where it is UTF-8): where the operation is
+    /// the ladder and `ask_fast`, the URL itself (`Some`) where the fast path alone tells
+    /// it is its own key, or else keyed into `key` without asking the fast path that again;
+    /// otherwise keyed into `key` through the operation's one entry.
+    fn key_url<'t>(
+        &self,
+        url: &[u8],
+        text: Option<&'t str>,
+        ask_fast: bool,
+        key: &mut String,
+        notes: &mut Notes,
+    ) -> Result<Option<&'t str>, Error> {
+        let record = RawLine {
+            bytes: url,
+            text,
+            repair: self.options.repair(),
+        };
+        match (self.ladder, text) {
+            (Some(ladder), Some(t)) if ask_fast && !t.is_empty() => {
+                if ladder.canonical_line(t) == Some(t.len()) {
+                    return Ok(Some(t));
+                }
+                ladder
+                    .normalize_raw_into(record, key, notes, false)
+                    .map(|()| None)
+            }
+            _ => self.op.apply_raw(record, key, notes).map(|()| None),
+        }
     }
 }
 
