@@ -13,7 +13,7 @@ use std::arch::x86_64::{
     _mm256_shuffle_epi8, _mm256_slli_epi16, _mm256_srli_epi16, _mm256_sub_epi8,
 };
 
-use super::blocks::{padded, Blocks, HostMasks, TailMasks};
+use super::blocks::{Blocks, TailMasks};
 use super::tail::look;
 use super::vector::{self, Vector};
 use super::Task;
@@ -60,70 +60,17 @@ unsafe fn run_with_avx2<T: Task>(lanes: Avx2, task: T) -> T::Output {
 #[derive(Clone, Copy)]
 struct V256(__m256i);
 
-// SAFETY, for every `unsafe` block below: the intrinsics need AVX2, which the processor
-// has wherever a `V256` is used (see `V256`); the one load, `_mm256_loadu_si256`, reads 32
-// bytes (of `b` or of a padded copy) and needs no alignment. Nothing else is unsafe about
-// them. These functions are inlined into `run_with_avx2`, compiled with AVX2 enabled,
-// where they become single instructions.
+// SAFETY, for the `unsafe` blocks of `impl_vector` and every one below: the intrinsics
+// need AVX2, which the processor has wherever a `V256` is used (see `V256`); the one load,
+// `_mm256_loadu_si256`, reads 32 bytes (of `b` or of a padded copy) and needs no
+// alignment. Nothing else is unsafe about them. These functions are inlined into
+// `run_with_avx2`, compiled with AVX2 enabled, where they become single instructions.
 
-impl Vector for V256 {
-    const WIDTH: usize = 32;
-
-    #[inline(always)]
-    fn load(b: &[u8], i: usize) -> V256 {
-        let load = |c: &[u8]| {
-            // SAFETY: see the comment above; `c` holds 32 bytes.
-            V256(unsafe { _mm256_loadu_si256(c.as_ptr().cast()) })
-        };
-        match b.get(i..i + 32) {
-            Some(c) => load(c),
-            None => load(&padded::<32>(b, i)),
-        }
-    }
-
-    #[inline(always)]
-    fn splat(x: u8) -> V256 {
-        // SAFETY: see the comment above.
-        V256(unsafe { _mm256_set1_epi8(x as i8) })
-    }
-
-    #[inline(always)]
-    fn eq(self, o: V256) -> V256 {
-        // SAFETY: see the comment above.
-        V256(unsafe { _mm256_cmpeq_epi8(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn or(self, o: V256) -> V256 {
-        // SAFETY: see the comment above.
-        V256(unsafe { _mm256_or_si256(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn sub(self, o: V256) -> V256 {
-        // SAFETY: see the comment above.
-        V256(unsafe { _mm256_sub_epi8(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn min(self, o: V256) -> V256 {
-        // SAFETY: see the comment above.
-        V256(unsafe { _mm256_min_epu8(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn lt(self, o: V256) -> V256 {
-        // `o > self`, signed (AVX2 has only the one order).
-        // SAFETY: see the comment above.
-        V256(unsafe { _mm256_cmpgt_epi8(o.0, self.0) })
-    }
-
-    #[inline(always)]
-    fn bits(self) -> u32 {
-        // SAFETY: see the comment above.
-        unsafe { _mm256_movemask_epi8(self.0) as u32 }
-    }
-}
+vector::impl_vector!(V256, 32,
+    load: _mm256_loadu_si256, splat: _mm256_set1_epi8, eq: _mm256_cmpeq_epi8,
+    or: _mm256_or_si256, sub: _mm256_sub_epi8, min: _mm256_min_epu8,
+    // `b > a`, signed (AVX2 has only the one order).
+    lt(a, b) => _mm256_cmpgt_epi8(b, a), bits: _mm256_movemask_epi8);
 
 // The classes and tables below are the AVX-512 backend's too (`super::avx512`), whose
 // `vpshufb` looks up the same sixteen entries in each of its four lanes.
@@ -197,7 +144,7 @@ static LOW_NIBBLES: [u8; 32] = nibble_table(false);
 /// The class of each byte of `v` (see [`RECTANGLES`]).
 #[inline(always)]
 fn classes(v: V256) -> V256 {
-    // SAFETY: see the comment above `impl Vector for V256`; the tables hold 32 bytes.
+    // SAFETY: see the comment above `impl_vector!(V256, …)`; the tables hold 32 bytes.
     unsafe {
         let low_table = _mm256_loadu_si256(LOW_NIBBLES.as_ptr().cast());
         let high_table = _mm256_loadu_si256(HIGH_NIBBLES.as_ptr().cast());
@@ -215,7 +162,7 @@ fn classes(v: V256) -> V256 {
 /// The bytes of `classes` that have a bit of `mask`.
 #[inline(always)]
 fn any_of(classes: V256, mask: u8) -> u32 {
-    // SAFETY: see the comment above `impl Vector for V256`.
+    // SAFETY: see the comment above `impl_vector!(V256, …)`.
     unsafe {
         let masked = _mm256_and_si256(classes.0, _mm256_set1_epi8(mask as i8));
         !(_mm256_movemask_epi8(_mm256_cmpeq_epi8(masked, _mm256_setzero_si256())) as u32)
@@ -233,7 +180,7 @@ const fn top(class: u8) -> i32 {
 /// at).
 #[inline(always)]
 fn bit_of<const BY: i32>(classes: V256) -> u32 {
-    // SAFETY: see the comment above `impl Vector for V256`.
+    // SAFETY: see the comment above `impl_vector!(V256, …)`.
     unsafe { _mm256_movemask_epi8(_mm256_slli_epi16::<BY>(classes.0)) as u32 }
 }
 
@@ -259,20 +206,7 @@ impl Blocks for Avx2 {
         }
     }
 
-    #[inline(always)]
-    fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
-        vector::host_masks::<V256>(b, i)
-    }
-
-    #[inline(always)]
-    fn eq_mask(self, b: &[u8], i: usize, x: u8) -> u64 {
-        vector::eq_mask::<V256>(b, i, x)
-    }
-
-    #[inline(always)]
-    fn capitals(self, b: &[u8], i: usize) -> u64 {
-        vector::capitals::<V256>(b, i)
-    }
+    vector::vector_blocks!(V256);
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@ use std::arch::x86_64::{
     _mm_or_si128, _mm_set1_epi8, _mm_sub_epi8,
 };
 
-use super::blocks::{padded, Blocks, HostMasks, TailMasks};
-use super::vector::{self, Vector};
+use super::blocks::{Blocks, TailMasks};
+use super::vector;
 
-// SAFETY, for every `unsafe` block of this module: the intrinsics need SSE2, which every
+// SAFETY, for the `unsafe` blocks of `impl_vector!(V128, …)`: the intrinsics need SSE2, which every
 // x86_64 processor has (it is part of the x86_64 baseline, enabled on every x86_64
 // target); the one load, `_mm_loadu_si128`, reads 16 bytes (of `b` or of a padded copy)
 // and needs no alignment. Nothing else is unsafe about them: they compute on values.
@@ -23,63 +23,10 @@ pub(super) struct Sse2;
 #[derive(Clone, Copy)]
 struct V128(__m128i);
 
-impl Vector for V128 {
-    const WIDTH: usize = 16;
-
-    #[inline(always)]
-    fn load(b: &[u8], i: usize) -> V128 {
-        let load = |c: &[u8]| {
-            // SAFETY: see the module comment; `c` holds 16 bytes.
-            V128(unsafe { _mm_loadu_si128(c.as_ptr().cast()) })
-        };
-        match b.get(i..i + 16) {
-            Some(c) => load(c),
-            None => load(&padded::<16>(b, i)),
-        }
-    }
-
-    #[inline(always)]
-    fn splat(x: u8) -> V128 {
-        // SAFETY: see the module comment.
-        V128(unsafe { _mm_set1_epi8(x as i8) })
-    }
-
-    #[inline(always)]
-    fn eq(self, o: V128) -> V128 {
-        // SAFETY: see the module comment.
-        V128(unsafe { _mm_cmpeq_epi8(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn or(self, o: V128) -> V128 {
-        // SAFETY: see the module comment.
-        V128(unsafe { _mm_or_si128(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn sub(self, o: V128) -> V128 {
-        // SAFETY: see the module comment.
-        V128(unsafe { _mm_sub_epi8(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn min(self, o: V128) -> V128 {
-        // SAFETY: see the module comment.
-        V128(unsafe { _mm_min_epu8(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn lt(self, o: V128) -> V128 {
-        // SAFETY: see the module comment.
-        V128(unsafe { _mm_cmplt_epi8(self.0, o.0) })
-    }
-
-    #[inline(always)]
-    fn bits(self) -> u32 {
-        // SAFETY: see the module comment.
-        unsafe { _mm_movemask_epi8(self.0) as u32 }
-    }
-}
+vector::impl_vector!(V128, 16,
+    load: _mm_loadu_si128, splat: _mm_set1_epi8, eq: _mm_cmpeq_epi8,
+    or: _mm_or_si128, sub: _mm_sub_epi8, min: _mm_min_epu8,
+    lt(a, b) => _mm_cmplt_epi8(a, b), bits: _mm_movemask_epi8);
 
 impl Blocks for Sse2 {
     const WIDTH: usize = 16;
@@ -89,20 +36,7 @@ impl Blocks for Sse2 {
         vector::tail_masks::<V128, LOOK>(b, i)
     }
 
-    #[inline(always)]
-    fn host_masks(self, b: &[u8], i: usize) -> HostMasks {
-        vector::host_masks::<V128>(b, i)
-    }
-
-    #[inline(always)]
-    fn eq_mask(self, b: &[u8], i: usize, x: u8) -> u64 {
-        vector::eq_mask::<V128>(b, i, x)
-    }
-
-    #[inline(always)]
-    fn capitals(self, b: &[u8], i: usize) -> u64 {
-        vector::capitals::<V128>(b, i)
-    }
+    vector::vector_blocks!(V128);
 }
 
 #[cfg(test)]

@@ -30,6 +30,92 @@ pub(super) trait Vector: Copy {
     fn bits(self) -> u32;
 }
 
+/// Implements [`Vector`] for a backend's register type, a one-field tuple struct of the
+/// register, from the intrinsic of each operation: every method is that one intrinsic on
+/// the register (`lt` an expression over the two registers, for a backend that has only
+/// the other order). The load reads `WIDTH` bytes of `b` at `i`, or of a copy of the end
+/// of `b` padded with line feeds ([`super::blocks::padded`]), so it never reads past `b`.
+///
+/// Safety is the backend's to give: it invokes this only for a register type that, as its
+/// module says, exists only where the processor has the instructions, and whose methods are
+/// inlined into code compiled with them. The intrinsics compute on values; the one load
+/// reads `WIDTH` bytes from a slice that holds them and needs no alignment.
+macro_rules! impl_vector {
+    (@binary $v:ident, $($op:ident: $intrinsic:ident),*) => {
+        $(
+            #[inline(always)]
+            fn $op(self, o: $v) -> $v {
+                // SAFETY: see `impl_vector`.
+                $v(unsafe { $intrinsic(self.0, o.0) })
+            }
+        )*
+    };
+    ($v:ident, $width:literal, load: $load:ident, splat: $splat:ident, eq: $eq:ident,
+     or: $or:ident, sub: $sub:ident, min: $min:ident,
+     lt($a:ident, $b:ident) => $lt:expr, bits: $bits:ident) => {
+        impl $crate::ladder::fast::vector::Vector for $v {
+            const WIDTH: usize = $width;
+
+            #[inline(always)]
+            fn load(b: &[u8], i: usize) -> $v {
+                let load = |c: &[u8]| {
+                    // SAFETY: see `impl_vector`; `c` holds `WIDTH` bytes.
+                    $v(unsafe { $load(c.as_ptr().cast()) })
+                };
+                match b.get(i..i + $width) {
+                    Some(c) => load(c),
+                    None => load(&$crate::ladder::fast::blocks::padded::<$width>(b, i)),
+                }
+            }
+
+            #[inline(always)]
+            fn splat(x: u8) -> $v {
+                // SAFETY: see `impl_vector`.
+                $v(unsafe { $splat(x as i8) })
+            }
+
+            $crate::ladder::fast::vector::impl_vector!(@binary $v, eq: $eq, or: $or, sub: $sub, min: $min);
+
+            #[inline(always)]
+            fn lt(self, o: $v) -> $v {
+                let ($a, $b) = (self.0, o.0);
+                // SAFETY: see `impl_vector`.
+                $v(unsafe { $lt })
+            }
+
+            #[inline(always)]
+            fn bits(self) -> u32 {
+                // SAFETY: see `impl_vector`.
+                unsafe { $bits(self.0) as u32 }
+            }
+        }
+    };
+}
+pub(super) use impl_vector;
+
+/// The methods of [`super::blocks::Blocks`] that a backend computes with its register type
+/// `V` as every backend with a [`Vector`] does (the masks of [`host_masks`], [`eq_mask`],
+/// [`capitals`]): invoked inside the backend's `impl Blocks`.
+macro_rules! vector_blocks {
+    ($v:ty) => {
+        #[inline(always)]
+        fn host_masks(self, b: &[u8], i: usize) -> $crate::ladder::fast::blocks::HostMasks {
+            $crate::ladder::fast::vector::host_masks::<$v>(b, i)
+        }
+
+        #[inline(always)]
+        fn eq_mask(self, b: &[u8], i: usize, x: u8) -> u64 {
+            $crate::ladder::fast::vector::eq_mask::<$v>(b, i, x)
+        }
+
+        #[inline(always)]
+        fn capitals(self, b: &[u8], i: usize) -> u64 {
+            $crate::ladder::fast::vector::capitals::<$v>(b, i)
+        }
+    };
+}
+pub(super) use vector_blocks;
+
 /// Bytes equal to `x`.
 #[inline(always)]
 fn eq_byte<V: Vector>(v: V, x: u8) -> V {
