@@ -29,6 +29,10 @@
 #                 (benches/make_iri_heavy.py, repeated), the default mode
 #   iri-heavy-iri the same IRIs, --level scheme --form iri (keys with U-labels and
 #                 decoded UTF-8)
+#   variants      the spellings of the generated equivalence groups (corpora/gen_corpus.rs),
+#                 the default mode
+#   sample        corpora/sample.txt repeated (every line heavily non-canonical), the
+#                 default mode
 #   surt-scheme   real URLs, --form surt --surt-scheme (SURTs with their scheme)
 #   crawler-surt  real URLs, --profile crawler --form surt (a crawler's SURT keys)
 #   crawler-unique real URLs, --profile crawler --unique (crawler URL dedup)

@@ -10,10 +10,14 @@
 #                 default port and a "/./" in every http(s) line without userinfo or port,
 #                 so that no such line is its own key;
 #   iri-heavy     benches/make_iri_heavy.py: hosts and paths of words in 28 scripts, raw,
-#                 percent-encoded or as A-labels, repeated.
+#                 percent-encoded or as A-labels, repeated;
+#   variants      the spellings of corpora/gen_corpus.rs's equivalence groups (seed 1, about
+#                 1,300 groups a megabyte, none repeated): a third of the lines non-ASCII, a
+#                 fifth percent-encoded, case, port and dot-segment variants;
+#   sample        corpora/sample.txt repeated: every line heavily non-canonical.
 #
 # Modes (bench_mode_args: the `irinorm normalize` options; bench_mode_input: the input):
-bench_modes_all="uri iri crawler surt jsonl surt-jsonl noncanonical iri-heavy iri-heavy-iri surt-scheme crawler-surt crawler-unique wayback w3lib"
+bench_modes_all="uri iri crawler surt jsonl surt-jsonl noncanonical iri-heavy iri-heavy-iri variants sample surt-scheme crawler-surt crawler-unique wayback w3lib"
 declare -A bench_mode_args=(
     [uri]="--level scheme --form uri"
     [iri]="--level scheme --form iri"
@@ -24,6 +28,8 @@ declare -A bench_mode_args=(
     [noncanonical]="--level scheme --form uri"
     [iri-heavy]="--level scheme --form uri"
     [iri-heavy-iri]="--level scheme --form iri"
+    [variants]="--level scheme --form uri"
+    [sample]="--level scheme --form uri"
     [surt-scheme]="--level scheme --form surt --surt-scheme"
     [crawler-surt]="--level protocol --profile crawler --form surt"
     [crawler-unique]="--level protocol --profile crawler --unique"
@@ -33,6 +39,7 @@ declare -A bench_mode_args=(
 declare -A bench_mode_input=(
     [uri]=real [iri]=real [crawler]=real [surt]=real [jsonl]=real [surt-jsonl]=real
     [noncanonical]=noncanonical [iri-heavy]=iri-heavy [iri-heavy-iri]=iri-heavy
+    [variants]=variants [sample]=sample
     [surt-scheme]=real [crawler-surt]=real [crawler-unique]=real
     [wayback]=real [w3lib]=real
 )
@@ -40,6 +47,8 @@ declare -A bench_input_about=(
     [real]="real URLs"
     [noncanonical]="non-canonical real URLs"
     [iri-heavy]="IRI-heavy"
+    [variants]="equivalence-group variants"
+    [sample]="corpora/sample.txt"
 )
 
 # Checks that every word of "$2" is a mode; otherwise says so after "$1: " and returns 1.
@@ -82,7 +91,7 @@ bench_repeat() {
     for _ in $(seq "$2"); do cat "$1"; done
 }
 
-# Makes input $1 (real, noncanonical or iri-heavy) of at least $2 MB as $3/$1.txt, with
+# Makes input $1 (real, noncanonical, iri-heavy, variants or sample) of at least $2 MB as $3/$1.txt, with
 # $3/real-once.txt (the corpora once) as a by-product; says how it was made on stderr.
 bench_make_input() {
     local name=$1 mb=$2 dir=$3 copies script
@@ -106,6 +115,16 @@ bench_make_input() {
             copies=$(bench_copies "$dir/iri-heavy-once.txt" "$mb")
             bench_repeat "$dir/iri-heavy-once.txt" "$copies" >"$dir/iri-heavy.txt"
             echo "benches/make_iri_heavy.py (20000 lines) x $copies" >"$dir/iri-heavy.about"
+            ;;
+        variants)
+            (cd "$root" && cargo run --release --quiet --example gen_corpus -- \
+                --groups $((mb * 1300)) --seed 1) | cut -f3 >"$dir/variants.txt" || return 1
+            echo "gen_corpus --groups $((mb * 1300)) --seed 1, the spellings" >"$dir/variants.about"
+            ;;
+        sample)
+            copies=$(bench_copies "$root/corpora/sample.txt" "$mb")
+            bench_repeat "$root/corpora/sample.txt" "$copies" >"$dir/sample.txt"
+            echo "corpora/sample.txt x $copies" >"$dir/sample.about"
             ;;
         *)
             echo "unknown input $name" >&2

@@ -238,6 +238,7 @@ impl<'c> Emitter<'c> {
 
     /// A record the operation handled: `key` with its `notes`, or its error. Returns whether
     /// it was valid.
+    #[inline]
     pub(super) fn record(
         &mut self,
         line: u64,

@@ -330,6 +330,7 @@ impl<'a> Worker<'a> {
     /// Hands the line at `start`, which ends at `end` (its line feed, or the end of the
     /// chunk), to the operation, and moves past it. Returns false when the record stops the
     /// run.
+    #[inline]
     fn record_at(
         &self,
         end: usize,
