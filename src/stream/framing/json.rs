@@ -69,18 +69,28 @@ impl<'de> Visitor<'de> for NameIs<'_> {
 }
 
 /// The span, in `record`, of the value of the member at `path` in the object that starts
-/// at byte `from`.
-fn value_span(record: &[u8], from: usize, path: &str) -> Result<Range<usize>, Error> {
-    let block = &record[from..];
-    let text = std::str::from_utf8(block).map_err(|e| {
-        malformed(
-            record,
-            from + e.valid_up_to(),
-            "a JSON record must be UTF-8",
-        )
-    })?;
+/// at byte `from`. `text` is the record as text where it is known to be UTF-8.
+fn value_span(
+    record: &[u8],
+    text: Option<&str>,
+    from: usize,
+    path: &str,
+) -> Result<Range<usize>, Error> {
+    // `from` is 0 or the byte of a `{`: a char boundary.
+    let text = match text.and_then(|t| t.get(from..)) {
+        Some(t) => t,
+        None => std::str::from_utf8(&record[from..]).map_err(|e| {
+            malformed(
+                record,
+                from + e.valid_up_to(),
+                "a JSON record must be UTF-8",
+            )
+        })?,
+    };
     let mut value = text;
-    for name in path.split('.') {
+    // A closure, not a `char`: a path is a few bytes, which a searcher costs more to set up
+    // for than it finds.
+    for name in path.split(|c: char| c == '.') {
         let found = member(value, name).map_err(|e| parse_error(record, from, text, value, &e))?;
         match found {
             Some(raw) => value = raw.get(),
@@ -122,14 +132,16 @@ fn parse_error(
 }
 
 /// The URL of the record: the string at `path` in the object that starts at byte `from`,
-/// decoded into `scratch` where it has escapes.
+/// decoded into `scratch` where it has escapes. `text` is the record as text where it is
+/// known to be UTF-8.
 pub(super) fn locate(
     record: &[u8],
+    text: Option<&str>,
     from: usize,
     path: &str,
     scratch: &mut Vec<u8>,
 ) -> Result<Located, Error> {
-    let span = value_span(record, from, path)?;
+    let span = value_span(record, text, from, path)?;
     let raw = &record[span.clone()];
     if raw.first() != Some(&b'"') {
         return Err(malformed(
@@ -234,7 +246,7 @@ pub(super) fn write_record(
     };
     let start = out.len();
     let replaced = match &framing.key {
-        KeyPlacement::Replace(super::Field::Name(path)) => value_span(record, 0, path).ok(),
+        KeyPlacement::Replace(super::Field::Name(path)) => value_span(record, None, 0, path).ok(),
         _ => None,
     };
     let last = record[..close]

@@ -277,11 +277,13 @@ impl Framing {
 
     /// Where the URL of `record` is; where the format quotes or escapes it, it is decoded
     /// into `scratch`. An invalid record ([`ErrorKind::Record`]) where the record is not
-    /// well formed or lacks the field.
+    /// well formed or lacks the field. `text` is the record as text where its chunk is
+    /// known to be UTF-8 (not validated again).
     pub(crate) fn locate(
         &self,
         layout: &Layout,
         record: &[u8],
+        text: Option<&str>,
         scratch: &mut Vec<u8>,
     ) -> Result<Located, Error> {
         scratch.clear();
@@ -293,10 +295,10 @@ impl Framing {
             RecordFormat::Delimited(d) => delimited::locate(record, d, layout.url),
             RecordFormat::Cdx => delimited::locate(record, b' ', layout.url),
             RecordFormat::Csv(d) => csv::locate(record, d, layout.url, scratch),
-            RecordFormat::JsonLines => json::locate(record, 0, self.json_url(), scratch),
+            RecordFormat::JsonLines => json::locate(record, text, 0, self.json_url(), scratch),
             RecordFormat::Cdxj => {
                 let block = cdxj_block(record)?;
-                json::locate(record, block, self.json_url(), scratch)
+                json::locate(record, text, block, self.json_url(), scratch)
             }
             RecordFormat::Log(part) => log::locate(record, part, scratch),
         }

@@ -13,14 +13,21 @@ fn framing(format: RecordFormat, url: Option<Field>) -> Framing {
 }
 
 /// The URL of `record` under `f` (its layout read off `first`), or the error's kind and
-/// column.
+/// column: the same whether the record is known to be text or not.
 fn url_of(f: &Framing, first: &[u8], record: &[u8]) -> Result<String, (ErrorKind, usize)> {
     let layout = f.layout(first).expect("a layout");
-    let mut scratch = Vec::new();
-    match f.locate(&layout, record, &mut scratch) {
-        Ok(at) => Ok(String::from_utf8(at.url(record, &scratch).to_vec()).unwrap()),
-        Err(e) => Err((e.kind, e.column)),
+    let look = |text: Option<&str>| {
+        let mut scratch = Vec::new();
+        match f.locate(&layout, record, text, &mut scratch) {
+            Ok(at) => Ok(String::from_utf8(at.url(record, &scratch).to_vec()).unwrap()),
+            Err(e) => Err((e.kind, e.column)),
+        }
+    };
+    let as_bytes = look(None);
+    if let Ok(text) = std::str::from_utf8(record) {
+        assert_eq!(look(Some(text)), as_bytes, "{text:?}");
     }
+    as_bytes
 }
 
 /// `record` written back with `key` under `f`.

@@ -439,7 +439,7 @@ impl Worker<'_> {
             return true;
         }
         key.clear();
-        let located = framing.locate(layout, raw, field);
+        let located = framing.locate(layout, raw, text, field);
         // `Ok(Some(url))`: the URL is its own key; `Ok(None)`: the key is in `key`.
         let result = located.as_ref().map_err(Clone::clone).and_then(|at| {
             let url = at.url(raw, field);
