@@ -89,7 +89,8 @@ fn value_span(
     };
     let mut value = text;
     // A closure, not a `char`: a path is a few bytes, which a searcher costs more to set up
-    // for than it finds.
+    // for than it finds (callgrind: 9.3M instructions over 130,704 records with `'.'`).
+    #[allow(clippy::manual_pattern_char_comparison)]
     for name in path.split(|c: char| c == '.') {
         let found = member(value, name).map_err(|e| parse_error(record, from, text, value, &e))?;
         match found {
