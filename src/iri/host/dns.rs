@@ -7,7 +7,7 @@
 //! are take [`ulabel`]; the others run UTS #46 itself.
 
 use super::ldh::write_valid_ldh_host;
-use super::{HostForm, IdnaFailure, Origin};
+use super::{recent, HostForm, IdnaFailure, Origin};
 use crate::iri::chars;
 use crate::iri::percent::triplet_at;
 use crate::iri::ulabel;
@@ -150,16 +150,34 @@ pub(crate) fn dns_host_forms(
 }
 
 /// The slow path of [`dns_host`]: percent-decoding, UTS #46, length and `ireg-name` checks.
-/// With `want_ascii`, the ASCII form is appended there too (on success only).
+/// With `want_ascii`, the ASCII form is appended there too (on success only). A host this
+/// thread mapped lately is written as it was then ([`recent`]).
 fn dns_host_slow(
+    host: &str,
+    form: HostForm,
+    out: &mut String,
+    mut want_ascii: Option<&mut String>,
+) -> Result<Origin, IdnaFailure> {
+    if host.is_empty() {
+        return Ok(Origin::Kept);
+    }
+    if let Some(origin) = recent::replay(host, form, out, want_ascii.as_deref_mut()) {
+        return Ok(origin);
+    }
+    let (start, mark) = (out.len(), want_ascii.as_deref().map(String::len));
+    let origin = map_host(host, form, out, want_ascii.as_deref_mut())?;
+    let ascii = want_ascii.as_deref().zip(mark).map(|(a, mark)| &a[mark..]);
+    recent::keep(host, form, origin, &out[start..], ascii);
+    Ok(origin)
+}
+
+/// [`dns_host_slow`] for a host that is not empty, every time.
+fn map_host(
     host: &str,
     form: HostForm,
     out: &mut String,
     want_ascii: Option<&mut String>,
 ) -> Result<Origin, IdnaFailure> {
-    if host.is_empty() {
-        return Ok(Origin::Kept);
-    }
     // Decoded text is never longer than its encoding: a host whose encoding fits in 256
     // bytes decodes on the stack. (Both buffers are made only where a host has a `%`.)
     let (mut stack, mut heap): ([u8; 256], Vec<u8>);
@@ -657,6 +675,48 @@ mod tests {
         assert!(is_valid_ldh_host(b"EXAMPLE.com."));
         assert_eq!(ascii("xn--nxasmq6b.com").unwrap(), "xn--nxasmq6b.com");
         assert_eq!(ascii("XN--NXASMQ6B.com").unwrap(), "xn--nxasmq6b.com");
+    }
+
+    /// What the slow path writes for `h` asked each way: `out`, and the ASCII form where
+    /// it is wanted.
+    fn slow_forms(
+        h: &str,
+        form: HostForm,
+        wants_ascii: bool,
+        map: fn(&str, HostForm, &mut String, Option<&mut String>) -> Result<Origin, IdnaFailure>,
+    ) -> (Result<Origin, IdnaFailure>, String, String) {
+        let (mut out, mut ascii) = (String::from("o|"), String::from("a|"));
+        let r = map(h, form, &mut out, wants_ascii.then_some(&mut ascii));
+        (r, out, ascii)
+    }
+
+    #[test]
+    fn a_host_mapped_again_is_written_as_the_first_time() {
+        let mut hosts = varied_hosts();
+        hosts.extend(
+            [
+                "Bücher.example",
+                "%E4%B8%AD%E5%9B%BD.example",
+                "例え.テスト",
+                "faß.de",
+            ]
+            .map(String::from),
+        );
+        hosts.push(format!("{}.example", "é".repeat(120)));
+        // The empty host needs no mapping: `dns_host_slow` answers it before asking.
+        for h in hosts.iter().filter(|h| !h.is_empty()) {
+            for form in [HostForm::Ascii, HostForm::Unicode] {
+                for wants_ascii in [false, true] {
+                    let fresh = slow_forms(h, form, wants_ascii, map_host);
+                    // The first call maps and keeps it; the second is written from this
+                    // thread's recent hosts.
+                    for _ in 0..2 {
+                        let got = slow_forms(h, form, wants_ascii, dns_host_slow);
+                        assert_eq!(got, fresh, "{h:?} {form:?} {wants_ascii}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -23,6 +23,7 @@
 mod dns;
 mod ip;
 mod ldh;
+mod recent;
 
 pub(crate) use dns::dns_host_forms;
 pub use dns::{dns_host, to_ascii_host};
