@@ -212,19 +212,12 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
             i += 1;
             continue;
         }
-        if b == b'%' && keeps_triplet(bytes, i, policy) {
-            // Triplets come in runs (the octets of a character, of a word): the next is
-            // looked at here rather than after a skip that would stop at it at once.
-            i += 3;
-            while bytes.get(i) == Some(&b'%') && keeps_triplet(bytes, i, policy) {
-                i += 3;
-            }
+        if b == b'%' {
+            (i, copied) = recode_triplets(s, i, copied, policy, out);
             continue;
         }
         out.push_str(&s[copied..i]);
-        i = if b == b'%' {
-            recode_triplet(s, i, policy, out)
-        } else if b >= 0x80 {
+        i = if b >= 0x80 {
             // Only the URI form stops here: the UTF-8 octets of the run of non-ASCII
             // characters, each as a triplet (RFC 3987 §3.1 step 2).
             let end = chars::next_ascii(bytes, i);
@@ -237,6 +230,47 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
         copied = i;
     }
     out.push_str(&s[copied..]);
+}
+
+/// The run of triplets of `s` from the `%` at `i`, each decoded once: the ones `policy`
+/// keeps as they are join the bytes not yet written (`s[copied..]`); before any other, those
+/// are written, then what it becomes ([`recode_triplet`]). Triplets come in runs (the octets
+/// of a character, of a word), looked at here one after the other. Returns where the run
+/// ends and how far `s` is written.
+#[inline(always)]
+fn recode_triplets(
+    s: &str,
+    mut i: usize,
+    mut copied: usize,
+    policy: Recode,
+    out: &mut String,
+) -> (usize, usize) {
+    let bytes = s.as_bytes();
+    while let Some(octet) = triplet_at(bytes, i) {
+        let fate = fate(octet, policy);
+        if let Fate::Kept { uppercase } = fate {
+            if !uppercase || !has_lowercase_hex(bytes, i) {
+                i += 3;
+                continue;
+            }
+        }
+        if copied < i {
+            out.push_str(&s[copied..i]);
+        }
+        i = recode_triplet(s, i, octet, fate, policy, out);
+        copied = i;
+    }
+    if bytes.get(i) == Some(&b'%') {
+        // Not reached for parsed input (a `%` that starts no triplet): written as it is.
+        i += 1;
+    }
+    (i, copied)
+}
+
+/// Whether the hex digits of the triplet at `s[i]` hold a lowercase letter.
+#[inline(always)]
+fn has_lowercase_hex(s: &[u8], i: usize) -> bool {
+    s[i + 1].is_ascii_lowercase() || s[i + 2].is_ascii_lowercase()
 }
 
 /// Skips, from `i`, the bytes that need nothing under `stop`, eight at a time: where the
@@ -308,24 +342,24 @@ pub(crate) fn keeps_triplet(s: &[u8], i: usize, policy: Recode) -> bool {
         return false;
     };
     match fate(octet, policy) {
-        Fate::Kept { uppercase } => {
-            !uppercase || !(s[i + 1].is_ascii_lowercase() || s[i + 2].is_ascii_lowercase())
-        }
+        Fate::Kept { uppercase } => !uppercase || !has_lowercase_hex(s, i),
         Fate::Decoded | Fate::MaybeUtf8 => false,
     }
 }
 
-/// Writes what the `%` at `s[i]` becomes under `policy` ([`fate`]). Returns where the next
-/// byte to look at is.
+/// Writes what the triplet of `octet` at `s[i]` becomes under `policy` (its `fate`), where
+/// that is not the triplet as written. Returns where the next byte to look at is.
 #[inline(always)]
-fn recode_triplet(s: &str, i: usize, policy: Recode, out: &mut String) -> usize {
+fn recode_triplet(
+    s: &str,
+    i: usize,
+    octet: u8,
+    fate: Fate,
+    policy: Recode,
+    out: &mut String,
+) -> usize {
     let bytes = s.as_bytes();
-    let Some(octet) = triplet_at(bytes, i) else {
-        // Not reached for parsed input; copy the '%' through unchanged.
-        out.push('%');
-        return i + 1;
-    };
-    match fate(octet, policy) {
+    match fate {
         Fate::Decoded if policy.lowercase => out.push(octet.to_ascii_lowercase() as char),
         Fate::Decoded => out.push(octet as char),
         Fate::Kept { uppercase: true } => push_pct(out, octet),
