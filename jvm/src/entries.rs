@@ -6,12 +6,13 @@ use std::ptr::null_mut;
 
 use irinorm::internals::{explained_record_json, octets_as_text, records_of};
 use irinorm::{Notes, KEY_VERSION};
-use jni::objects::{JByteArray, JClass, JObject, JObjectArray, JString};
-use jni::sys::{jint, jlong, jobjectArray, jstring, JNIEnv as RawEnv};
+use jni::objects::{JByteArray, JCharArray, JClass, JIntArray, JObject, JObjectArray, JString};
+use jni::sys::{jarray, jint, jlong, jobjectArray, jstring, JNIEnv as RawEnv};
 use jni::JNIEnv;
 
 use crate::guard::{guard, Thrown};
 use crate::options::{configured, table_rows, Configured};
+use crate::packed::{key_records, Batch, Held};
 use crate::text::{new_string, read, with_scratch};
 
 /// The normalizer behind a handle that [`Java_org_irinorm_Native_create`] returned.
@@ -54,105 +55,141 @@ pub extern "system" fn Java_org_irinorm_Native_free<'l>(
     })
 }
 
-/// The key of one string, or null for null, an invalid record or a lone surrogate.
+/// Writes the key of one string into `out` as UTF-8 and returns its length: -1 when there
+/// is none (null, an invalid record, a lone surrogate), `-n - 2` when `out` is shorter than
+/// the key's `n` bytes (nothing written).
 #[no_mangle]
-pub extern "system" fn Java_org_irinorm_Native_normalize<'l>(
+pub extern "system" fn Java_org_irinorm_Native_normalizeInto<'l>(
     mut env: JNIEnv<'l>,
     _: JClass<'l>,
     handle: jlong,
     url: JString<'l>,
-) -> jstring {
+    out: JByteArray<'l>,
+) -> jint {
     let raw = env.get_raw();
-    guard(&mut env, null_mut(), |_| {
-        // SAFETY: a live handle, this thread's environment and a local reference.
-        Ok(unsafe { key_of(raw, configured_at(handle), url.as_raw()) })
+    guard(&mut env, -1, |_| {
+        // SAFETY: a live handle, this thread's environment, live local references.
+        Ok(unsafe { key_into(raw, configured_at(handle), url.as_raw(), out.as_raw()) })
     })
 }
 
-/// Writes the key of every string of `urls` at the same index of `keys` (an array of the
-/// same length, all null), in one crossing; an invalid record's key stays null.
+/// [`Java_org_irinorm_Native_normalizeInto`]'s work.
+///
+/// # Safety
+///
+/// `env` is this thread's environment; `url` is null or a live string, `out` a live
+/// `byte[]`.
+unsafe fn key_into(env: *mut RawEnv, c: &Configured, url: jstring, out: jarray) -> jint {
+    let normalize = |text: &str, key: &mut String, notes: &mut Notes| {
+        notes.clear();
+        c.keys.normalize_record_into(text, key, notes).is_ok()
+    };
+    with_text(env, url, normalize, |key, _| copy_key(env, key, out)).unwrap_or(-1)
+}
+
+/// Copies `key` to the start of `out`: its length, or `-n - 2` when `out` is shorter than
+/// its `n` bytes (or -1 if the array cannot be held).
+///
+/// # Safety
+///
+/// `env` is this thread's environment; `out` a live `byte[]`.
+unsafe fn copy_key(env: *mut RawEnv, key: &str, out: jarray) -> jint {
+    let Ok(n) = jint::try_from(key.len()) else {
+        return -1;
+    };
+    let Some(mut held) = Held::<u8>::new(env, out, true) else {
+        return -1;
+    };
+    match held.data().get_mut(..key.len()) {
+        Some(slot) => {
+            slot.copy_from_slice(key.as_bytes());
+            n
+        }
+        None => -n - 2,
+    }
+}
+
+/// Keys records `from..to` of the packed records `chars` and `ends` into `out` and
+/// `out_ends` (the module [`packed`](crate::packed)): returns the first record whose key did
+/// not fit (`to` when all did).
 #[no_mangle]
-pub extern "system" fn Java_org_irinorm_Native_normalizeAll<'l>(
+#[allow(clippy::too_many_arguments)]
+pub extern "system" fn Java_org_irinorm_Native_normalizePacked<'l>(
     mut env: JNIEnv<'l>,
     _: JClass<'l>,
     handle: jlong,
-    urls: JObjectArray<'l>,
-    keys: JObjectArray<'l>,
-) {
+    chars: JCharArray<'l>,
+    ends: JIntArray<'l>,
+    from: jint,
+    to: jint,
+    out: JByteArray<'l>,
+    out_ends: JIntArray<'l>,
+) -> jint {
     let raw = env.get_raw();
-    guard(&mut env, (), |_| {
-        // SAFETY: as for `normalize`; the arrays are live local references.
-        unsafe { keys_of(raw, configured_at(handle), urls.as_raw(), keys.as_raw()) };
-        Ok(())
+    let arrays = [
+        chars.as_raw(),
+        ends.as_raw(),
+        out.as_raw(),
+        out_ends.as_raw(),
+    ];
+    guard(&mut env, 0, |_| {
+        // SAFETY: a live handle, this thread's environment, live arrays of these types.
+        let done = unsafe { packed_keys(raw, configured_at(handle), arrays, from, to) };
+        done.ok_or_else(|| Thrown::Jni("irinorm: the packed arrays could not be held".into()))
     })
 }
 
-/// The key of `url` made by `c`, as a new local reference; null where there is none.
+/// [`key_records`] over the four arrays, held in place for the time of the call.
+///
+/// # Safety
+///
+/// `env` is this thread's environment; the arrays are live: `char[]`, `int[]`, `byte[]`
+/// and `int[]`.
+unsafe fn packed_keys(
+    env: *mut RawEnv,
+    c: &Configured,
+    [chars, ends, out, out_ends]: [jarray; 4],
+    from: jint,
+    to: jint,
+) -> Option<jint> {
+    let mut chars = Held::<u16>::new(env, chars, false)?;
+    let mut ends = Held::<i32>::new(env, ends, false)?;
+    let mut out = Held::<u8>::new(env, out, true)?;
+    let mut out_ends = Held::<i32>::new(env, out_ends, true)?;
+    let (from, to) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
+    let batch = Batch {
+        chars: chars.data(),
+        ends: ends.data(),
+        out: out.data(),
+        out_ends: out_ends.data(),
+    };
+    let done = with_scratch(|s| key_records(c, batch, from, to, s));
+    jint::try_from(done).ok()
+}
+
+/// What `finish` makes of the text `write` writes for the text of `url` (as UTF-8, into
+/// this thread's key buffer, emptied, with its notes to reuse; `finish` gets its UTF-16
+/// buffer too); `None` for a null `url`, a lone surrogate, or when `write` returns false.
 ///
 /// # Safety
 ///
 /// `env` is this thread's environment; `url` is null or a live string reference.
-unsafe fn key_of(env: *mut RawEnv, c: &Configured, url: jstring) -> jstring {
-    with_text(env, url, |text, key, notes| {
-        notes.clear();
-        c.keys.normalize_record_into(text, key, notes).is_ok()
-    })
-}
-
-/// The Java string that `write` makes of the text of `url` (as UTF-8, into an empty
-/// buffer, with notes to reuse), or null: for a null `url`, a lone surrogate, or when
-/// `write` returns false.
-///
-/// # Safety
-///
-/// As for [`key_of`].
-unsafe fn with_text(
+unsafe fn with_text<R>(
     env: *mut RawEnv,
     url: jstring,
     write: impl FnOnce(&str, &mut String, &mut Notes) -> bool,
-) -> jstring {
+    finish: impl FnOnce(&str, &mut Vec<u16>) -> R,
+) -> Option<R> {
     if url.is_null() {
-        return null_mut();
+        return None;
     }
     with_scratch(|s| {
         if !read(env, url, &mut s.units, &mut s.text) {
-            return null_mut();
+            return None;
         }
         s.key.clear();
-        if write(&s.text, &mut s.key, &mut s.notes) {
-            new_string(env, &s.key, &mut s.units)
-        } else {
-            null_mut()
-        }
+        write(&s.text, &mut s.key, &mut s.notes).then(|| finish(&s.key, &mut s.units))
     })
-}
-
-/// [`key_of`] for each element of `urls`, stored into `keys`; stops at a pending exception.
-///
-/// # Safety
-///
-/// `env` is this thread's environment; `urls` and `keys` are live `String[]` references of
-/// the same length.
-unsafe fn keys_of(env: *mut RawEnv, c: &Configured, urls: jobjectArray, keys: jobjectArray) {
-    let f = &**env;
-    let len = f.GetArrayLength.expect("JNI GetArrayLength")(env, urls);
-    let get = f.GetObjectArrayElement.expect("JNI GetObjectArrayElement");
-    let set = f.SetObjectArrayElement.expect("JNI SetObjectArrayElement");
-    let delete = f.DeleteLocalRef.expect("JNI DeleteLocalRef");
-    let pending = f.ExceptionCheck.expect("JNI ExceptionCheck");
-    for i in 0..len {
-        let url = get(env, urls, i);
-        let key = key_of(env, c, url);
-        if !url.is_null() {
-            delete(env, url);
-        }
-        if !key.is_null() {
-            set(env, keys, i, key);
-            delete(env, key);
-        } else if pending(env) != 0 {
-            return;
-        }
-    }
 }
 
 /// The key of one string with the steps that made it, its error and its warnings, as the
@@ -169,12 +206,12 @@ pub extern "system" fn Java_org_irinorm_Native_explain<'l>(
     guard(&mut env, null_mut(), |_| {
         // SAFETY: as for `normalize`.
         let c = unsafe { configured_at(handle) };
-        Ok(unsafe {
-            with_text(raw, url.as_raw(), |text, out, _| {
-                out.push_str(&explained_record_json(&c.core, text));
-                true
-            })
-        })
+        let explain = |text: &str, out: &mut String, _: &mut Notes| {
+            out.push_str(&explained_record_json(&c.core, text));
+            true
+        };
+        let json = unsafe { with_text(raw, url.as_raw(), explain, |j, u| new_string(raw, j, u)) };
+        Ok(json.unwrap_or(null_mut()))
     })
 }
 

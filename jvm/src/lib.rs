@@ -13,4 +13,5 @@
 mod entries;
 mod guard;
 mod options;
+mod packed;
 mod text;

@@ -18,11 +18,17 @@ final class Native {
     /** Frees a handle's normalizer (0: none). */
     static native void free(long handle);
 
-    /** The key of {@code url}, or null. */
-    static native String normalize(long handle, String url);
+    /**
+     * Writes the key of {@code url} into {@code out} as UTF-8: its length; -1 when there is
+     * none; {@code -n - 2} when {@code out} is shorter than its {@code n} bytes.
+     */
+    static native int normalizeInto(long handle, String url, byte[] out);
 
-    /** Writes the key of each {@code urls[i]} to {@code keys[i]} (same length, all null). */
-    static native void normalizeAll(long handle, String[] urls, String[] keys);
+    /**
+     * Keys records {@code from..to} packed in {@code chars} and {@code ends} into {@code out}
+     * and {@code outEnds} (see {@link Packed}); the first record whose key did not fit.
+     */
+    static native int normalizePacked(long handle, char[] chars, int[] ends, int from, int to, byte[] out, int[] outEnds);
 
     /** The explained record as a JSON object, or null. */
     static native String explain(long handle, String url);

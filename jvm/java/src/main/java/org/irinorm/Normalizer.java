@@ -101,7 +101,7 @@ public final class Normalizer implements AutoCloseable {
     public String normalize(String url) {
         long h = handle.get();
         try {
-            return Native.normalize(h, url);
+            return url == null ? null : Packed.key(h, url);
         } finally {
             Reference.reachabilityFence(this);
         }
@@ -118,7 +118,7 @@ public final class Normalizer implements AutoCloseable {
         String[] keys = new String[Objects.requireNonNull(urls, "urls").length];
         long h = handle.get();
         try {
-            Native.normalizeAll(h, urls, keys);
+            Packed.keys(h, urls, keys);
         } finally {
             Reference.reachabilityFence(this);
         }

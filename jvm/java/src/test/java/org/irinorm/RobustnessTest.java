@@ -79,6 +79,24 @@ class RobustnessTest {
         }
     }
 
+    /** Keys longer than the records, many to a batch: the batch is keyed in several rounds. */
+    @Test
+    void batchesWhoseKeysOutgrowTheirBufferAgree() {
+        try (Normalizer n = Normalizer.fromOptions("")) {
+            String[] urls = new String[3000];
+            for (int i = 0; i < urls.length; i++) {
+                urls[i] = i % 7 == 0 ? null : "http://a/" + i + "\u00e9".repeat(i % 500) + (i % 11 == 0 ? "\uD800" : "");
+            }
+            String[] keys = n.normalizeAll(urls);
+            long bytes = 0;
+            for (int i = 0; i < urls.length; i++) {
+                assertEquals(n.normalize(urls[i]), keys[i], "record " + i);
+                bytes += keys[i] == null ? 0 : keys[i].length();
+            }
+            assertTrue(bytes > 1 << 20, "the keys outgrow the 128 KiB buffer many times: " + bytes);
+        }
+    }
+
     /** Random strings of every kind of UTF-16 unit: each call agrees with the others. */
     @Test
     void randomStringsNeverCrash() {
