@@ -18,6 +18,7 @@ import argparse
 import glob
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
@@ -58,10 +59,13 @@ def main() -> None:
         urls += irinorm.read_lines(f)
     urls = urls * args.copies
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # The Python workers of key_column run this Python (its venv has irinorm and pyarrow).
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = (
         SparkSession.builder.master("local[2]")
         .config("spark.jars", jars())
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .getOrCreate()
     )

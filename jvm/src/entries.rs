@@ -110,7 +110,7 @@ unsafe fn copy_key(env: *mut RawEnv, key: &str, out: jarray) -> jint {
 }
 
 /// Keys records `from..to` of the packed records `chars` and `ends` into `out` and
-/// `out_ends` (the module [`packed`](crate::packed)): returns the first record whose key did
+/// `out_ends` (the module `packed`): returns the first record whose key did
 /// not fit (`to` when all did).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]

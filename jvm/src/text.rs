@@ -67,12 +67,19 @@ pub(crate) unsafe fn read(
 /// `units` as UTF-8 in `text`; false when they hold a lone surrogate.
 pub(crate) fn utf16_to_utf8(units: &[u16], text: &mut String) -> bool {
     text.clear();
-    // ASCII (most URLs): one pass that the compiler vectorizes, then a narrowing copy.
-    if units.iter().fold(0, |all, &u| all | u) < 0x80 {
-        // SAFETY: every unit is below 0x80, so each byte pushed is an ASCII character.
-        unsafe { text.as_mut_vec() }.extend(units.iter().map(|&u| u as u8));
+    // ASCII (most URLs): one narrowing pass that the compiler vectorizes, kept when no unit
+    // was above 0x7F.
+    let mut all = 0;
+    // SAFETY: the bytes are checked below: kept only if all are ASCII, else cleared.
+    let bytes = unsafe { text.as_mut_vec() };
+    bytes.extend(units.iter().map(|&u| {
+        all |= u;
+        u as u8
+    }));
+    if all < 0x80 {
         return true;
     }
+    bytes.clear();
     for c in char::decode_utf16(units.iter().copied()) {
         match c {
             Ok(c) => text.push(c),
