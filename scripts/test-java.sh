@@ -44,9 +44,14 @@ javac --release 17 -Xlint:all -Werror -d "$out/classes" -cp "$jar:$junit" \
 
 properties=(-Dirinorm.repo="$root" -Dirinorm.cli="$root/target/release/irinorm"
   -Dirinorm.corpora="${IRINORM_CORPORA:-$root/../shared/corpora}" -Dirinorm.jar="$jar")
-echo "== JUnit 5"
-java "${properties[@]}" -jar "$junit" --disable-banner --details=tree --fail-if-no-tests \
-  --class-path "$jar:$out/classes" --scan-class-path "$out/classes"
+# -Xcheck:jni: the JVM checks every JNI call of the native library; a warning fails the run.
+echo "== JUnit 5 (with -Xcheck:jni)"
+java -Xcheck:jni "${properties[@]}" -jar "$junit" --disable-banner --details=tree --fail-if-no-tests \
+  --class-path "$jar:$out/classes" --scan-class-path "$out/classes" 2>&1 | tee "$out/junit.log"
+if grep -n "in native method" "$out/junit.log"; then
+  echo "test-java: -Xcheck:jni reported a misuse of JNI (above)" >&2
+  exit 1
+fi
 
 if [ ! -f "$spark_jar" ]; then
   echo "== Spark tests: skipped (no $spark_jar: Spark's jars were not found)"

@@ -6,7 +6,7 @@ computed, nothing stored): one warm-up, then RUNS timed runs; the median wall ti
 reported, with the fastest and slowest.
 
     scripts/build-jar.sh
-    python benches/java/spark_bench.py [--copies 8] [--runs 5] FILE...
+    python benches/java/spark_bench.py [--copies 32] [--runs 5] FILE...
 
 Run with the Python of a venv that has pyspark and irinorm installed (python/.venv after
 python/ci.sh); Spark needs Java 17 or later.
@@ -51,13 +51,9 @@ def timed(df, column, runs: int) -> list[float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("files", nargs="+")
-    ap.add_argument("--copies", type=int, default=8, help="times the lines are repeated")
+    ap.add_argument("--copies", type=int, default=32, help="times the lines are repeated")
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
-    urls = []
-    for f in args.files:
-        urls += irinorm.read_lines(f)
-    urls = urls * args.copies
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     # The Python workers of key_column run this Python (its venv has irinorm and pyarrow).
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -70,7 +66,9 @@ def main() -> None:
         .getOrCreate()
     )
     spark.sparkContext.setLogLevel("ERROR")
-    df = spark.createDataFrame([(u,) for u in urls], "url string").repartition(2).cache()
+    # The lines of the files, COPIES times, made in the JVM and cached before any timing.
+    lines = spark.read.text(args.files).withColumnRenamed("value", "url")
+    df = lines.crossJoin(spark.range(args.copies)).select("url").repartition(2).cache()
     print(f"{df.count()} rows in 2 partitions, local[2], {args.runs} runs after a warm-up")
     configurations = [("", {}), ("--profile crawler --form surt", dict(profile="crawler", form="surt"))]
     for options, kwargs in configurations:

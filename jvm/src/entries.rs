@@ -12,7 +12,7 @@ use jni::JNIEnv;
 
 use crate::guard::{guard, Thrown};
 use crate::options::{configured, table_rows, Configured};
-use crate::packed::{key_records, Batch, Held};
+use crate::packed::{array_len, key_records, Batch, Held};
 use crate::text::{new_string, read, with_scratch};
 
 /// The normalizer behind a handle that [`Java_org_irinorm_Native_create`] returned.
@@ -94,19 +94,17 @@ unsafe fn key_into(env: *mut RawEnv, c: &Configured, url: jstring, out: jarray) 
 ///
 /// `env` is this thread's environment; `out` a live `byte[]`.
 unsafe fn copy_key(env: *mut RawEnv, key: &str, out: jarray) -> jint {
-    let Ok(n) = jint::try_from(key.len()) else {
+    let (Ok(n), Some(len)) = (jint::try_from(key.len()), array_len(env, out)) else {
         return -1;
     };
-    let Some(mut held) = Held::<u8>::new(env, out, true) else {
-        return -1;
-    };
-    match held.data().get_mut(..key.len()) {
-        Some(slot) => {
-            slot.copy_from_slice(key.as_bytes());
-            n
-        }
-        None => -n - 2,
+    if len < key.len() {
+        return n.checked_add(2).map_or(-1, |m| -m);
     }
+    let Some(mut held) = Held::<u8>::new(env, out, len, true) else {
+        return -1;
+    };
+    held.data()[..key.len()].copy_from_slice(key.as_bytes());
+    n
 }
 
 /// Keys records `from..to` of the packed records `chars` and `ends` into `out` and
@@ -152,10 +150,14 @@ unsafe fn packed_keys(
     from: jint,
     to: jint,
 ) -> Option<jint> {
-    let mut chars = Held::<u16>::new(env, chars, false)?;
-    let mut ends = Held::<i32>::new(env, ends, false)?;
-    let mut out = Held::<u8>::new(env, out, true)?;
-    let mut out_ends = Held::<i32>::new(env, out_ends, true)?;
+    let lens = [chars, ends, out, out_ends].map(|a| array_len(env, a));
+    let [Some(n_chars), Some(n_ends), Some(n_out), Some(n_out_ends)] = lens else {
+        return None;
+    };
+    let mut chars = Held::<u16>::new(env, chars, n_chars, false)?;
+    let mut ends = Held::<i32>::new(env, ends, n_ends, false)?;
+    let mut out = Held::<u8>::new(env, out, n_out, true)?;
+    let mut out_ends = Held::<i32>::new(env, out_ends, n_out_ends, true)?;
     let (from, to) = (usize::try_from(from).ok()?, usize::try_from(to).ok()?);
     let batch = Batch {
         chars: chars.data(),

@@ -25,23 +25,27 @@ pub(crate) struct Held<'a, T> {
 }
 
 impl<T> Held<'_, T> {
-    /// Holds `array` (of `T`s) in place; `commit`: whether writes go back to Java.
+    /// Holds `array` (of `T`s, `len` of them: [`array_len`]) in place; `commit`: whether
+    /// writes go back to Java.
     ///
     /// # Safety
     ///
-    /// `env` is this thread's environment, `array` a live, non-null array of `T`s. No other
-    /// JNI call may be made while it is held (but holding other arrays).
-    pub(crate) unsafe fn new(env: *mut JNIEnv, array: jarray, commit: bool) -> Option<Self> {
-        let f = &**env;
-        let len = f.GetArrayLength?(env, array);
-        let ptr = f.GetPrimitiveArrayCritical?(env, array, null_mut()).cast::<T>();
+    /// `env` is this thread's environment, `array` a live, non-null array of `len` `T`s. No
+    /// other JNI call may be made while it is held (but holding other arrays).
+    pub(crate) unsafe fn new(
+        env: *mut JNIEnv,
+        array: jarray,
+        len: usize,
+        commit: bool,
+    ) -> Option<Self> {
+        let ptr = (**env).GetPrimitiveArrayCritical?(env, array, null_mut()).cast::<T>();
         if ptr.is_null() {
             return None;
         }
         Some(Held {
             env,
             array,
-            data: std::slice::from_raw_parts_mut(ptr, usize::try_from(len).unwrap_or(0)),
+            data: std::slice::from_raw_parts_mut(ptr, len),
             mode: if commit { 0 } else { JNI_ABORT },
         })
     }
@@ -66,6 +70,16 @@ impl<T> Drop for Held<'_, T> {
             }
         }
     }
+}
+
+/// The length of a Java array, asked before any array is held (no JNI call may be made
+/// while one is).
+///
+/// # Safety
+///
+/// `env` is this thread's environment, `array` a live, non-null array.
+pub(crate) unsafe fn array_len(env: *mut JNIEnv, array: jarray) -> Option<usize> {
+    usize::try_from((**env).GetArrayLength?(env, array)).ok()
 }
 
 /// An offset as stored: the end, and whether the record or key is null.
