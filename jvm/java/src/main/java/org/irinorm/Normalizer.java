@@ -108,7 +108,8 @@ public final class Normalizer implements AutoCloseable {
     }
 
     /**
-     * The keys of many records, in one call into the native library.
+     * The keys of many records, with one call into the native library per chunk of up to
+     * 1,024 records (faster per record than {@link #normalize} one by one).
      *
      * @param urls the records (null elements allowed)
      * @return the key of each record at its index, {@code null} where {@link #normalize}
