@@ -46,6 +46,8 @@ public final class NormalizeBench {
             report("irinorm normalize (one call a record)", all.length, rounds, () -> perCall(n, all));
             report("irinorm normalizeAll (per record)", all.length, rounds, () -> batched(n, batches));
             report("java.net.URI(s).normalize().toString()", all.length, rounds, () -> jdk(all));
+            // Once more, now that the JIT compiler has long finished with it.
+            report("irinorm normalize (again)", all.length, rounds, () -> perCall(n, all));
         }
     }
 
