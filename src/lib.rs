@@ -47,7 +47,8 @@ pub mod internals {
     pub use crate::iri::resolve::resolve_components;
     pub use crate::iri::scheme::{SchemeRule, Special, SCHEMES};
     pub use crate::ladder::json::{
-        push_explained_json, push_invalid_json, push_json_bytes, push_json_str,
+        explained_record_json, push_explained_json, push_invalid_json, push_json_bytes,
+        push_json_str,
     };
     pub use crate::ladder::options::{FORM_NAMES, LEVEL_NAMES};
     pub use crate::ladder::record::records_of;

@@ -29,7 +29,7 @@ use pyo3_arrow::{PyArray, PyChunkedArray};
 use rayon::prelude::*;
 
 use irinorm::internals::{
-    octets_as_text, push_explained_json, push_invalid_json, records_of, OptionKind, KEY_OPTIONS,
+    explained_record_json, octets_as_text, records_of, OptionKind, KEY_OPTIONS,
 };
 use irinorm::{
     lowest_common_rung, CompareError, Migration, MigrationReport, Normalizer as Core, Notes,
@@ -232,19 +232,7 @@ impl PyNormalizer {
     /// The key of one record with the steps that made it, its error and its warnings, as
     /// the JSON object the library writes for an explained record (`ladder::json`).
     fn explain_json(&self, url: &str) -> String {
-        let mut out = vec![b'{'];
-        match self.core.explain(url) {
-            Ok(e) => {
-                let steps = e
-                    .steps
-                    .iter()
-                    .map(|s| (s.component, s.rule, &*s.before, &*s.after));
-                push_explained_json(&mut out, url.as_bytes(), &e.key, steps, &e.warnings);
-            }
-            Err(e) => push_invalid_json(&mut out, url.as_bytes(), &e),
-        }
-        out.push(b'}');
-        String::from_utf8(out).expect("JSON text is UTF-8")
+        explained_record_json(&self.core, url)
     }
 }
 

@@ -5,11 +5,13 @@
 //! - string bodies: [`push_json_str`] (RFC 8259 §7 escapes), [`push_json_bytes`] (octets
 //!   that are not UTF-8 written `%XX`, never U+FFFD);
 //! - an error or warning: `push_json_note`; an explained record: [`push_explained_json`],
-//!   or [`push_invalid_json`] for an invalid one;
+//!   or [`push_invalid_json`] for an invalid one; the whole object of one record explained,
+//!   for the bindings: [`explained_record_json`];
 //! - the escaping machinery they use, which the tsv fields of the stream's output share:
 //!   escape tables, a block scan for the bytes to escape, and decimal numbers.
 
 use crate::iri::error::{Error, Warning};
+use crate::ladder::Normalizer;
 
 /// Appends the body of a JSON string (without quotes) holding `s`: `"`, `\\` and the
 /// controls U+0000–U+001F escaped, everything else as it is.
@@ -236,6 +238,25 @@ pub(crate) fn push_json_warnings(out: &mut Vec<u8>, warnings: &[Warning]) {
         }
         push_json_note(out, w.kind.name(), w.column, w.message);
     }
+}
+
+/// The JSON object of one record explained by `normalizer` ([`Normalizer::explain`]):
+/// [`push_explained_json`] or [`push_invalid_json`] in braces. What the bindings' `explain`
+/// gives (the Python package's and the Java API's).
+pub fn explained_record_json(normalizer: &Normalizer, raw: &str) -> String {
+    let mut out = vec![b'{'];
+    match normalizer.explain(raw) {
+        Ok(e) => {
+            let steps = e
+                .steps
+                .iter()
+                .map(|s| (s.component, s.rule, &*s.before, &*s.after));
+            push_explained_json(&mut out, raw.as_bytes(), &e.key, steps, &e.warnings);
+        }
+        Err(e) => push_invalid_json(&mut out, raw.as_bytes(), &e),
+    }
+    out.push(b'}');
+    String::from_utf8(out).expect("JSON text of UTF-8 input is UTF-8")
 }
 
 /// Appends the members of an invalid record, as [`push_explained_json`] does:
