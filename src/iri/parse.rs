@@ -647,13 +647,23 @@ fn check_run<const STOP: bool>(
             all = 0;
             i += 3;
         } else if b >= 0x80 {
-            // Non-ASCII: decode the character (the text is valid UTF-8).
+            all = 0;
+            non_ascii = NON_ASCII;
+            // Words of most scripts: a run of plain `ucschar`s told by their UTF-8 alone.
+            let run_end = if grammar.ascii_only() {
+                i
+            } else {
+                plain_ucschar_run(bytes, i, end)
+            };
+            if run_end > i {
+                i = run_end;
+                continue;
+            }
+            // Any other non-ASCII character: decoded (the text is valid UTF-8) and checked.
             let c = text[i..].chars().next().unwrap_or('\u{FFFD}');
             if grammar.ascii_only() || !is_plain_ucschar(c) {
                 check_non_ascii(text, i, c, component, grammar)?;
             }
-            all = 0;
-            non_ascii = NON_ASCII;
             i += c.len_utf8();
         } else {
             i = allowed_ascii_run(bytes, i, end, ok, &mut all);
@@ -737,6 +747,29 @@ fn is_plain_ucschar(c: char) -> bool {
     (0xA0..=0xD7FF).contains(&u) && !(0x200E..=0x2069).contains(&u)
 }
 
+/// Where the run of characters of `bytes` (valid UTF-8) from `i` that [`is_plain_ucschar`]
+/// allows ends, before `end`, told from the bytes of each character's UTF-8 without
+/// decoding it: U+00A0–U+00BF (`C2 A0`–`C2 BF`), U+00C0–U+07FF (lead `C3`–`DF`),
+/// U+0800–U+1FFF and U+3000–U+D7FF (lead `E0`, `E1`, `E3`–`ED`; `ED` reaches U+D7FF only,
+/// valid UTF-8 holding no surrogate), and U+2080–U+2FFF (lead `E2`, second byte `82` or
+/// above). The few others of the plain range (U+2000–U+200D, U+206A–U+207F) end the run and
+/// take the general path, as does everything else. `i` itself when the first is not one.
+#[inline(always)]
+fn plain_ucschar_run(bytes: &[u8], mut i: usize, end: usize) -> usize {
+    while i < end {
+        let next = bytes.get(i + 1).copied().unwrap_or(0);
+        let len = match bytes[i] {
+            0xC3..=0xDF => 2,
+            0xC2 if next >= 0xA0 => 2,
+            0xE0 | 0xE1 | 0xE3..=0xED => 3,
+            0xE2 if next >= 0x82 => 3,
+            _ => break,
+        };
+        i += len;
+    }
+    i.min(end)
+}
+
 #[inline(never)]
 fn check_non_ascii(
     text: &str,
@@ -791,6 +824,35 @@ pub fn check(text: &str, grammar: Grammar) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn plain_ucschar_runs_are_what_is_plain_ucschar_allows() {
+        // Every non-ASCII character, alone and after a plain one: a run takes it only if
+        // it is plain, and misses only the few plain ones it leaves to the general path.
+        let mut missed = Vec::new();
+        for c in ('\u{80}'..=char::MAX).filter(|c| c.len_utf8() > 1) {
+            let mut buf = [0u8; 8];
+            let n = c.encode_utf8(&mut buf[2..]).len();
+            buf[..2].copy_from_slice("é".as_bytes());
+            let alone = plain_ucschar_run(&buf[2..2 + n], 0, n);
+            let after = plain_ucschar_run(&buf[..2 + n], 0, 2 + n);
+            assert!(alone == 0 || alone == n, "{c:?}");
+            assert_eq!(after, 2 + alone, "{c:?}");
+            if alone == n {
+                assert!(is_plain_ucschar(c), "{c:?} is not plain");
+            } else if is_plain_ucschar(c) {
+                missed.push(c);
+            }
+        }
+        let general: Vec<char> = ('\u{2000}'..='\u{200D}')
+            .chain('\u{206A}'..='\u{207F}')
+            .collect();
+        assert_eq!(missed, general);
+        // A run stops at `end` and at ASCII.
+        let text = "日本語/x".as_bytes();
+        assert_eq!(plain_ucschar_run(text, 0, text.len()), 9);
+        assert_eq!(plain_ucschar_run(text, 0, 6), 6);
+    }
 
     fn err(text: &str) -> (ErrorKind, usize) {
         let e = IriRef::parse(text).unwrap_err();
