@@ -205,13 +205,10 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
     let mut copied = 0;
     while i < bytes.len() {
         i = skip_quiet(bytes, i, stop);
+        // A byte that may need something under `stop`, or the end.
         let Some(&b) = bytes.get(i) else {
             break;
         };
-        if RECODE_STOP[b as usize] & stop == 0 {
-            i += 1;
-            continue;
-        }
         if b == b'%' {
             (i, copied) = recode_triplets(s, i, copied, policy, out);
             continue;
@@ -273,8 +270,8 @@ fn has_lowercase_hex(s: &[u8], i: usize) -> bool {
     s[i + 1].is_ascii_lowercase() || s[i + 2].is_ascii_lowercase()
 }
 
-/// Skips, from `i`, the bytes that need nothing under `stop`, eight at a time: where the
-/// first byte that may need something is, or, near the end, where one at a time goes on.
+/// Skips, from `i`, the bytes that need nothing under `stop`, eight at a time, the last few
+/// one at a time: where the first byte that may need something is (or the end).
 #[inline(always)]
 fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
     while let Some(chunk) = bytes.get(i..i + 8) {
@@ -283,6 +280,13 @@ fn skip_quiet(bytes: &[u8], mut i: usize, stop: u8) -> usize {
             return i + (stops.trailing_zeros() / 8) as usize;
         }
         i += 8;
+    }
+    // The last few bytes, one at a time.
+    while let Some(&b) = bytes.get(i) {
+        if RECODE_STOP[b as usize] & stop != 0 {
+            break;
+        }
+        i += 1;
     }
     i
 }
