@@ -209,6 +209,10 @@ pub fn recode(s: &str, policy: Recode, out: &mut String) {
         let Some(&b) = bytes.get(i) else {
             break;
         };
+        debug_assert!(
+            RECODE_STOP[b as usize] & stop != 0,
+            "skip_quiet stops exactly"
+        );
         if b == b'%' {
             (i, copied) = recode_triplets(s, i, copied, policy, out);
             continue;
